@@ -1,0 +1,59 @@
+import type { ValueKey } from '../attributes/attribute-value.js';
+
+/** The validated, normalised configuration the coordinator runs on. Plain data. */
+export interface CoordinatorConfig {
+  readonly templates: readonly FactoryTemplate[];
+  readonly placement: PlacementSettings;
+  readonly servers: { readonly keepaliveIntervalMs: number };
+}
+
+export interface PlacementSettings {
+  readonly policy: 'fill' | 'spread';
+  readonly createTimeoutMs: number;
+  readonly maxQueuedPerFactory: number;
+  readonly ticketTtlMs: number;
+}
+
+/** One entry of factories.yaml: a factory per combination of its axes' values. */
+export interface FactoryTemplate {
+  readonly name: string;
+  /** In declared order; factory names list them in this order. */
+  readonly axes: readonly PartitionAxis[];
+  readonly matchableKeys: readonly string[];
+  readonly strategy: Strategy;
+}
+
+export interface PartitionAxis {
+  readonly key: string;
+  /** Allowed values in declared order. */
+  readonly values: readonly ValueKey[];
+}
+
+export type Strategy =
+  | { readonly kind: 'cooperative'; readonly settings: CooperativeSettings }
+  | { readonly kind: 'competitive'; readonly settings: CompetitiveSettings };
+
+export interface CooperativeSettings {
+  readonly maxPlayers: number;
+  readonly order: 'fill' | 'spread';
+  readonly reservationMs: number;
+}
+
+export interface CompetitiveSettings {
+  readonly teams: number;
+  readonly teamSize: number;
+  readonly teamScore: 'mean' | 'max' | 'weighted';
+  readonly batch: { readonly maxTickets: number; readonly intervalMs: number };
+  /** Limits that relax with waiting time; the first starts at 0. Infinity = any. */
+  readonly expansion: readonly { readonly afterMs: number; readonly maxScoreGap: number; readonly maxLatencyMs: number }[];
+  readonly hillClimbBudgetMs: number;
+  readonly maps: readonly string[];
+  readonly regions: readonly string[];
+}
+
+/** Most players one game of this template holds. */
+export function playersPerGame(strategy: Strategy): number {
+  return strategy.kind === 'cooperative'
+    ? strategy.settings.maxPlayers
+    : strategy.settings.teams * strategy.settings.teamSize;
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { valueFromScalar, valueKey } from '../attributes/attribute-value.js';
+import type { CoordinatorConfig, FactoryTemplate, Strategy } from './config.js';
+import { configSchema, type RawConfig, type RawTemplate } from './schema.js';
+
+/** A configuration that cannot be used; the message names the file, the path in it and the problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfigFile(path: string): CoordinatorConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
+  }
+  return parseConfig(text, path);
+}
+
+/** parse -> validate -> normalise. Pure: `source` only names the text in error messages. */
+export function parseConfig(text: string, source = 'factories.yaml'): CoordinatorConfig {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(`${source}: invalid YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
+  }
+  const result = configSchema.safeParse(doc.toJS());
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  at ${formatPath(issue.path)}: ${issue.message}`);
+    throw new ConfigError(`${source}: invalid configuration:\n${problems.join('\n')}`);
+  }
+  return normalise(result.data);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}
+
+function normalise(raw: RawConfig): CoordinatorConfig {
+  return {
+    templates: raw.factories.map(normaliseTemplate),
+    placement: {
+      policy: raw.placement.policy,
+      createTimeoutMs: raw.placement.createTimeoutMs,
+      maxQueuedPerFactory: raw.placement.maxQueuedPerFactory,
+      ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
+    },
+    servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
+  };
+}
+
+function normaliseTemplate(raw: RawTemplate): FactoryTemplate {
+  return {
+    name: raw.name,
+    axes: Object.entries(raw.partitioning).map(([key, values]) => ({
+      key,
+      values: values.map((v) => valueKey(valueFromScalar(v))),
+    })),
+    matchableKeys: raw.matchable,
+    strategy: normaliseStrategy(raw),
+  };
+}
+
+function normaliseStrategy(raw: RawTemplate): Strategy {
+  if (raw.cooperative) return { kind: 'cooperative', settings: { ...raw.cooperative } };
+  const c = raw.competitive!;
+  return {
+    kind: 'competitive',
+    settings: {
+      teams: c.teams,
+      teamSize: c.teamSize,
+      teamScore: c.teamScore,
+      batch: { ...c.batch },
+      expansion: c.expansion.map((s) => ({
+        afterMs: s.afterSeconds * 1000,
+        maxScoreGap: s.maxScoreGap ?? Infinity,
+        maxLatencyMs: s.maxLatencyMs ?? Infinity,
+      })),
+      hillClimbBudgetMs: c.hillClimbBudgetMs,
+      maps: c.maps,
+      regions: c.regions,
+    },
+  };
+}

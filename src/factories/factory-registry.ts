@@ -1,0 +1,188 @@
+import { displayValue, type AttributeSet, type ValueKey } from '../attributes/attribute-value.js';
+import type { FactoryTemplate } from '../config/config.js';
+import { MatchmakingError, invalidArgument } from '../errors/index.js';
+
+/**
+ * Factories are partitions (Battle.net talk, "Game Factories"): specified in configuration,
+ * instantiated in response to server connections, combinatorial on relatively few axes, and
+ * reference-counted by the servers that can host them.
+ */
+export interface FactoryIdentity {
+  /** e.g. "diablo/difficulty=hard/hardcore=false/version=v201" */
+  readonly name: string;
+  readonly template: FactoryTemplate;
+  /** Axis key -> value of this partition. */
+  readonly partition: AttributeSet;
+}
+
+export function factoryName(template: FactoryTemplate, partition: AttributeSet): string {
+  return [template.name, ...template.axes.map((a) => `${a.key}=${displayValue(partition.get(a.key)!)}`)].join('/');
+}
+
+interface LiveFactory<T> {
+  readonly identity: FactoryIdentity;
+  readonly servers: Set<string>;
+  readonly state: T;
+}
+
+export class FactoryRegistry<T> {
+  private readonly templates = new Map<string, FactoryTemplate>();
+  /** Allowed values per template and axis, for O(1) selection checks. */
+  private readonly allowed = new Map<string, Map<string, Set<ValueKey>>>();
+  private readonly live = new Map<string, LiveFactory<T>>();
+
+  constructor(
+    templates: readonly FactoryTemplate[],
+    /** Builds the per-factory state (its matcher) when the factory is instantiated. */
+    private readonly instantiate: (identity: FactoryIdentity) => T,
+  ) {
+    for (const t of templates) {
+      this.templates.set(t.name, t);
+      this.allowed.set(t.name, new Map(t.axes.map((a) => [a.key, new Set(a.values)])));
+    }
+  }
+
+  /**
+   * The factories a server can host: for every template it offers (all, when `templates` is
+   * empty), every combination of axis values, where an axis the server names is fixed to its
+   * value and an axis it does not name takes every allowed value. A server attribute value
+   * outside the allowed ones means it hosts nothing of that template.
+   */
+  hostable(serverAttributes: AttributeSet, templates: readonly string[]): FactoryIdentity[] {
+    const offered = templates.length === 0 ? [...this.templates.values()] : templates.map((n) => this.templates.get(n));
+    const result: FactoryIdentity[] = [];
+    for (const template of offered) {
+      if (!template) continue;
+      let partitions: Map<string, ValueKey>[] = [new Map()];
+      for (const axis of template.axes) {
+        const fixed = serverAttributes.get(axis.key);
+        const values = fixed === undefined ? axis.values : axis.values.includes(fixed) ? [fixed] : [];
+        partitions = partitions.flatMap((p) => values.map((v) => new Map(p).set(axis.key, v)));
+      }
+      for (const partition of partitions) {
+        result.push({ name: factoryName(template, partition), template, partition });
+      }
+    }
+    return result;
+  }
+
+  /** Templates named by a server that the config does not know. */
+  unknownTemplates(templates: readonly string[]): string[] {
+    return templates.filter((n) => !this.templates.has(n));
+  }
+
+  /** Adds a server's reference to each factory, instantiating those that were not live. */
+  attach(serverId: string, identities: readonly FactoryIdentity[]): void {
+    for (const identity of identities) {
+      let factory = this.live.get(identity.name);
+      if (!factory) {
+        factory = { identity, servers: new Set(), state: this.instantiate(identity) };
+        this.live.set(identity.name, factory);
+      }
+      factory.servers.add(serverId);
+    }
+  }
+
+  /** Drops a server's references. Returns the factories no server serves any more. */
+  detach(serverId: string, names: Iterable<string>): string[] {
+    const orphaned: string[] = [];
+    for (const name of names) {
+      const factory = this.live.get(name);
+      if (!factory) continue;
+      factory.servers.delete(serverId);
+      if (factory.servers.size === 0) orphaned.push(name);
+    }
+    return orphaned;
+  }
+
+  /** Removes a factory that no server serves, once the caller has nothing left in it. */
+  drain(name: string): boolean {
+    const factory = this.live.get(name);
+    if (!factory || factory.servers.size > 0) return false;
+    return this.live.delete(name);
+  }
+
+  get(name: string): T | undefined {
+    return this.live.get(name)?.state;
+  }
+
+  identity(name: string): FactoryIdentity | undefined {
+    return this.live.get(name)?.identity;
+  }
+
+  servers(name: string): ReadonlySet<string> {
+    return this.live.get(name)?.servers ?? new Set();
+  }
+
+  names(): IterableIterator<string> {
+    return this.live.keys();
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  template(name: string): FactoryTemplate | undefined {
+    return this.templates.get(name);
+  }
+
+  templateNames(): string[] {
+    return [...this.templates.keys()];
+  }
+
+  /**
+   * Selects exactly one factory from a request's template and partitioning attributes: O(number
+   * of axes), a hash look-up. Errors name the field: an unknown template or value is NOT_FOUND,
+   * a factory no connected server serves is FAILED_PRECONDITION.
+   */
+  select(templateName: string, partition: AttributeSet): { name: string; state: T } {
+    const template = this.resolveTemplate(templateName);
+    const allowed = this.allowed.get(template.name)!;
+    for (const key of partition.keys()) {
+      if (!allowed.has(key)) {
+        throw invalidArgument(
+          `partition_attributes[${key}]`,
+          `not an axis of template "${template.name}" (axes: ${[...allowed.keys()].join(', ') || 'none'})`,
+        );
+      }
+    }
+    for (const axis of template.axes) {
+      const value = partition.get(axis.key);
+      if (value === undefined) {
+        throw invalidArgument(`partition_attributes[${axis.key}]`, `required by template "${template.name}"`);
+      }
+      if (!allowed.get(axis.key)!.has(value)) {
+        throw new MatchmakingError(
+          'NOT_FOUND',
+          `partition_attributes[${axis.key}]: "${displayValue(value)}" (${kindOf(value)}) is not a value of template "${template.name}" (allowed: ${axis.values.map(displayValue).join(', ')})`,
+        );
+      }
+    }
+    const name = factoryName(template, partition);
+    const factory = this.live.get(name);
+    if (!factory || factory.servers.size === 0) {
+      throw new MatchmakingError('FAILED_PRECONDITION', `no connected game server serves ${name}`);
+    }
+    return { name, state: factory.state };
+  }
+
+  /** The template a request names; may be left out when the config has only one. */
+  resolveTemplate(templateName: string): FactoryTemplate {
+    if (templateName === '') {
+      if (this.templates.size === 1) return this.templates.values().next().value!;
+      throw invalidArgument('template', `required: one of ${this.templateNames().join(', ')}`);
+    }
+    const template = this.templates.get(templateName);
+    if (!template) {
+      throw new MatchmakingError(
+        'NOT_FOUND',
+        `template: "${templateName}" is not in the configuration (known: ${this.templateNames().join(', ')})`,
+      );
+    }
+    return template;
+  }
+}
+
+function kindOf(value: ValueKey): string {
+  return { 's:': 'string', 'i:': 'int', 'd:': 'double', 'b:': 'bool', 'x:': 'bytes' }[value.slice(0, 2)] ?? 'value';
+}
