@@ -1,0 +1,59 @@
+import type { AttributeSet } from '../attributes/attribute-value.js';
+import type { HeapItem } from './indexed-heap.js';
+
+/**
+ * The matcher's mutable record of one game. Indexes hold references to it (never copies), so
+ * a change is applied once here and then each index is told to re-position the game.
+ */
+export class GameRecord {
+  /** Promised seats, by the player they are promised to. */
+  readonly seats = new Map<string, Reservation>();
+  /** One entry per subset of the game's matchable attributes (see OpenGameIndex). */
+  subsetEntries: SubsetEntry[] = [];
+  /** Positions in the start-time orders used for min/max duration stats. */
+  readonly newestFirst: StartEntry = { game: this, heapIndex: -1 };
+  readonly oldestFirst: StartEntry = { game: this, heapIndex: -1 };
+
+  constructor(
+    readonly gameId: string,
+    public attributes: AttributeSet,
+    public startedAt: number,
+    public open: boolean,
+    readonly players: Set<string>,
+  ) {}
+}
+
+/** A party's promise of seats in one game, identified by the token its client was given. */
+export interface Reservation extends HeapItem {
+  readonly token: string;
+  readonly game: GameRecord;
+  /** Players who have not joined yet; the reservation ends when this is empty. */
+  readonly pendingPlayers: Set<string>;
+  readonly expiresAt: number;
+}
+
+/** The game's place in the open-game bucket of one attribute subset. */
+export interface SubsetEntry extends HeapItem {
+  readonly game: GameRecord;
+  readonly subsetKey: string;
+  /** Open slots of the bucket the entry sits in; 0 when not indexed (closed or full). */
+  slots: number;
+}
+
+export interface StartEntry extends HeapItem {
+  readonly game: GameRecord;
+}
+
+/** maxPlayers − players − promised seats, never below 0 (a server may over-fill a game). */
+export function openSlotsOf(game: GameRecord, maxPlayers: number): number {
+  return Math.max(0, maxPlayers - game.players.size - game.seats.size);
+}
+
+/**
+ * Among games with the same number of open slots, the one that started most recently comes
+ * first: it has the most time left to play (Battle.net talk: "quality: time left to play (coop)").
+ * Game id breaks exact ties so the choice is deterministic.
+ */
+export function newerGameFirst(a: GameRecord, b: GameRecord): boolean {
+  return a.startedAt > b.startedAt || (a.startedAt === b.startedAt && a.gameId < b.gameId);
+}

@@ -1,0 +1,115 @@
+import { IndexedHeap } from './indexed-heap.js';
+import { newerGameFirst, type GameRecord, type SubsetEntry } from './game-record.js';
+
+/**
+ * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
+ * newest game first (Battle.net talk: "Factories partition the open game list by number of open
+ * slots"; issue 3). A query names one subset, so finding the best game is one hash look-up plus
+ * at most maxPlayers bucket peeks, whatever the number of games; moving a game between buckets
+ * costs O(2^a log n) for a game with a matchable attributes.
+ */
+export class OpenGameIndex {
+  private readonly subsets = new Map<string, OpenSlotBuckets>();
+
+  constructor(
+    private readonly maxPlayers: number,
+    private readonly order: 'fill' | 'spread',
+  ) {}
+
+  /** Number of distinct attribute subsets that have at least one open game with room. */
+  get subsetCount(): number {
+    return this.subsets.size;
+  }
+
+  /**
+   * Puts every subset entry of the game into the bucket for `slots` open slots, or takes them
+   * out when `slots` is 0 (closed or full games are never matched).
+   */
+  place(game: GameRecord, slots: number): void {
+    for (const entry of game.subsetEntries) {
+      if (entry.slots === slots) continue;
+      if (entry.slots > 0) this.take(entry);
+      if (slots > 0) this.put(entry, slots);
+    }
+  }
+
+  /** The best open game under a query's subset key with room for a party of `partySize`. */
+  best(subsetKey: string, partySize: number): GameRecord | undefined {
+    const buckets = this.subsets.get(subsetKey);
+    if (buckets === undefined || partySize > this.maxPlayers) return undefined;
+    const [from, to, step] =
+      this.order === 'fill' ? [partySize, this.maxPlayers + 1, 1] : [this.maxPlayers, partySize - 1, -1];
+    for (let slots = from; slots !== to; slots += step) {
+      const top = buckets.bySlots[slots]?.peek();
+      if (top !== undefined) return top.game;
+    }
+    return undefined;
+  }
+
+  /** Plain contents for invariant checks: subset key -> open slots -> game ids, best first. */
+  contents(): Map<string, Map<number, string[]>> {
+    const result = new Map<string, Map<number, string[]>>();
+    for (const [subsetKey, buckets] of this.subsets) {
+      const bySlots = new Map<number, string[]>();
+      buckets.bySlots.forEach((heap, slots) => {
+        if (heap === undefined || heap.size === 0) return;
+        if (!heap.isValid()) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
+        const ids = [...heap].sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((e) => e.game.gameId);
+        bySlots.set(slots, ids);
+      });
+      result.set(subsetKey, bySlots);
+    }
+    return result;
+  }
+
+  private put(entry: SubsetEntry, slots: number): void {
+    let buckets = this.subsets.get(entry.subsetKey);
+    if (buckets === undefined) {
+      buckets = new OpenSlotBuckets(this.maxPlayers);
+      this.subsets.set(entry.subsetKey, buckets);
+    }
+    buckets.add(entry, slots);
+  }
+
+  private take(entry: SubsetEntry): void {
+    const buckets = this.subsets.get(entry.subsetKey);
+    if (buckets === undefined) throw new Error(`open-game index lost subset ${entry.subsetKey}`);
+    buckets.delete(entry);
+    // Drop empty subsets so attribute values that went out of use don't accumulate.
+    if (buckets.entries === 0) this.subsets.delete(entry.subsetKey);
+  }
+}
+
+/** The open games of one attribute subset, one newest-first heap per number of open slots. */
+class OpenSlotBuckets {
+  /** Index = open slots (1..maxPlayers); created on first use. */
+  readonly bySlots: (IndexedHeap<SubsetEntry> | undefined)[];
+  entries = 0;
+
+  constructor(maxPlayers: number) {
+    this.bySlots = new Array<IndexedHeap<SubsetEntry> | undefined>(maxPlayers + 1);
+  }
+
+  add(entry: SubsetEntry, slots: number): void {
+    let heap = this.bySlots[slots];
+    if (heap === undefined) {
+      heap = new IndexedHeap<SubsetEntry>(newerEntryFirst);
+      this.bySlots[slots] = heap;
+    }
+    heap.push(entry);
+    entry.slots = slots;
+    this.entries++;
+  }
+
+  delete(entry: SubsetEntry): void {
+    const heap = this.bySlots[entry.slots];
+    if (heap === undefined) throw new Error(`open-game bucket ${entry.slots} is missing`);
+    heap.remove(entry);
+    entry.slots = 0;
+    this.entries--;
+  }
+}
+
+function newerEntryFirst(a: SubsetEntry, b: SubsetEntry): boolean {
+  return newerGameFirst(a.game, b.game);
+}

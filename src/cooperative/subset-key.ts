@@ -1,0 +1,67 @@
+import type { AttributeSet, ValueKey } from '../attributes/attribute-value.js';
+
+/**
+ * Names a set of (matchable key, value) pairs as one hash key, so that a whole query is one
+ * look-up: a game is indexed under the key of every subset of its attributes, and a query,
+ * whose missing keys are wildcards, looks up the key of exactly the pairs it gives.
+ *
+ * Pairs are ordered by the key's position in `matchableKeys` and length-prefixed, because
+ * values are opaque strings that may contain any separator.
+ */
+export class SubsetKeys {
+  private readonly positions: ReadonlyMap<string, number>;
+
+  constructor(readonly matchableKeys: readonly string[]) {
+    this.positions = new Map(matchableKeys.map((key, i) => [key, i]));
+  }
+
+  /** Throws a caller error naming the first key that is not matchable in this factory. */
+  validate(attributes: AttributeSet | readonly (readonly [string, ValueKey])[], what: string): void {
+    for (const [key] of attributes) {
+      if (!this.positions.has(key)) {
+        throw new Error(
+          `${what} uses attribute '${key}', which is not a matchable key of this factory ` +
+            `(matchable: ${this.matchableKeys.join(', ') || 'none'})`,
+        );
+      }
+    }
+  }
+
+  /** The key a query looks up. The empty query (all wildcards) is ''. */
+  ofQuery(query: AttributeSet): string {
+    const parts: [number, string][] = [];
+    for (const [key, value] of query) parts.push([this.position(key), part(this.position(key), value)]);
+    parts.sort((a, b) => a[0] - b[0]);
+    let subsetKey = '';
+    for (const [, p] of parts) subsetKey += p;
+    return subsetKey;
+  }
+
+  /**
+   * The keys of every subset of a game's attributes, indexed by bitmask over its present
+   * attributes in matchable order (2^a keys for a present attributes; index 0 is '').
+   */
+  ofEverySubset(attributes: AttributeSet): string[] {
+    const parts: [number, string][] = [];
+    for (const [key, value] of attributes) parts.push([this.position(key), part(this.position(key), value)]);
+    parts.sort((a, b) => a[0] - b[0]);
+    const keys = new Array<string>(1 << parts.length);
+    keys[0] = '';
+    for (let mask = 1; mask < keys.length; mask++) {
+      // Prefix the lowest bit's pair (the earliest key) to the subset without it.
+      const low = 31 - Math.clz32(mask & -mask);
+      keys[mask] = (parts[low] as [number, string])[1] + (keys[mask & (mask - 1)] as string);
+    }
+    return keys;
+  }
+
+  private position(key: string): number {
+    const position = this.positions.get(key);
+    if (position === undefined) throw new Error(`attribute '${key}' is not a matchable key of this factory`);
+    return position;
+  }
+}
+
+function part(position: number, value: ValueKey): string {
+  return `${position}:${value.length}:${value};`;
+}
