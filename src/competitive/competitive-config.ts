@@ -1,0 +1,101 @@
+/**
+ * The shapes a competitive factory is configured and fed with. Scores are opaque numbers
+ * (higher = better): the coordinator knows nothing of skill (Battle.net talk, "Game agnosticism").
+ */
+
+/**
+ * One stage of the time-staged expansion rules (Destiny thesis, "Expand Properties"): from
+ * `afterMs` of waiting, a ticket accepts opponents up to `maxScoreGap` away and regions up to
+ * `maxLatencyMs`. Infinity means "any".
+ */
+export interface ExpansionStep {
+  readonly afterMs: number;
+  readonly maxScoreGap: number;
+  readonly maxLatencyMs: number;
+}
+
+/**
+ * How team scores are aggregated before teams are compared.
+ * - `mean`: the plain mean of the players' scores.
+ * - `max`: the best player's score (teams are carried by their best player).
+ * - `weighted`: a rank-weighted mean; with k players sorted best first, the i-th best (i = 0..k-1)
+ *   has weight k - i, so in 5v5 the weights are 5,4,3,2,1 (best counts 5x the worst). The talk
+ *   warns team skill is "more or less than the sum of its parts"; this leans toward the best.
+ */
+export type TeamScoreAggregation = 'mean' | 'max' | 'weighted';
+
+export interface CompetitiveConfig {
+  /** 2x1 = 1v1, 2x5 = 5v5, 8x1 = 8-player free-for-all. */
+  readonly teams: number;
+  readonly teamSize: number;
+  /** Run a batch when this many tickets wait, or every intervalMs (Hearthstone batching). */
+  readonly batch: { readonly maxTickets: number; readonly intervalMs: number };
+  /** Sorted by afterMs, the first at 0; limits relax with waiting time. */
+  readonly expansion: readonly ExpansionStep[];
+  /** Wall-clock budget of the hill-climber per batch, measured with the injected now(). */
+  readonly hillClimbBudgetMs: number;
+  readonly teamScore: TeamScoreAggregation;
+  /** May be empty: then games have no map. */
+  readonly maps: readonly string[];
+  /** May be empty: then latency is ignored and games have no region. */
+  readonly regions: readonly string[];
+}
+
+export interface CompetitivePlayer {
+  readonly playerId: string;
+  readonly score: number;
+}
+
+/** One party looking for a game; a party is never split across teams or games. */
+export interface CompetitiveTicket {
+  readonly ticketId: string;
+  readonly players: readonly CompetitivePlayer[];
+  /** ms on the same clock as formGames(now); a re-queued ticket keeps its original value. */
+  readonly enqueuedAt: number;
+  /** region -> measured latency in ms; empty means "no measurement, any region". */
+  readonly latencyMs: ReadonlyMap<string, number>;
+  readonly preferredMaps: readonly string[];
+  readonly vetoedMaps: readonly string[];
+}
+
+export interface GameQuality {
+  /** Best minus worst player score in the game. */
+  readonly scoreGap: number;
+  /** Best minus worst aggregated team score (0 in a perfectly balanced game). */
+  readonly teamImbalance: number;
+  /** scoreGap in standard deviations of the factory's score distribution; the talk's target is 0.2. */
+  readonly gapInSigma: number;
+  /** How long each ticket waited, in the order of `teams` flattened. */
+  readonly waitsMs: number[];
+}
+
+export interface FormedGame {
+  /** Ticket ids per team. */
+  readonly teams: string[][];
+  readonly map: string | undefined;
+  /** undefined when no regions are configured or no member measured any latency. */
+  readonly region: string | undefined;
+  readonly quality: GameQuality;
+}
+
+/** Throws on a config the matcher cannot honour; the config loader is expected to have checked it. */
+export function assertValidCompetitiveConfig(config: CompetitiveConfig): void {
+  const fail = (message: string): never => {
+    throw new Error(`competitive config: ${message}`);
+  };
+  if (!Number.isInteger(config.teams) || config.teams < 2) fail('teams: must be an integer >= 2');
+  if (!Number.isInteger(config.teamSize) || config.teamSize < 1) fail('teamSize: must be an integer >= 1');
+  if (!(config.batch.maxTickets >= 1)) fail('batch.maxTickets: must be >= 1');
+  if (!(config.batch.intervalMs >= 0)) fail('batch.intervalMs: must be >= 0');
+  if (!(config.hillClimbBudgetMs >= 0)) fail('hillClimbBudgetMs: must be >= 0');
+  if (config.expansion.length === 0) fail('expansion: needs at least one step');
+  config.expansion.forEach((step, i) => {
+    if (i === 0 && step.afterMs !== 0) fail('expansion[0].afterMs: must be 0');
+    const previous = config.expansion[i - 1];
+    if (previous !== undefined && !(step.afterMs > previous.afterMs)) {
+      fail(`expansion[${i}].afterMs: must be greater than the previous step's`);
+    }
+    if (!(step.maxScoreGap >= 0)) fail(`expansion[${i}].maxScoreGap: must be >= 0`);
+    if (!(step.maxLatencyMs >= 0)) fail(`expansion[${i}].maxLatencyMs: must be >= 0`);
+  });
+}

@@ -1,0 +1,123 @@
+import type { BatchEntry } from './batch-entry.js';
+import type { BatchPlace } from './game-assembly.js';
+import type { GameObjective } from './game-objective.js';
+
+export interface ClimbClock {
+  /** Injected clock, so tests decide when the budget runs out. */
+  readonly now: () => number;
+  /** Injected seeded RNG in [0, 1). */
+  readonly random: () => number;
+  /** now() value at which the climb stops, whatever it has found. */
+  readonly deadline: number;
+}
+
+export interface ClimbReport {
+  readonly attempts: number;
+  readonly improvements: number;
+  /** True when the climb stopped because nothing nearby improved, false when time ran out. */
+  readonly converged: boolean;
+}
+
+/** How far apart (in score-ordered places) two places may be to exchange tickets. */
+const NEIGHBOURHOOD = 3;
+/** Consecutive failed attempts per place before the climb is declared stuck at a local optimum. */
+const PATIENCE_PER_PLACE = 32;
+const MIN_PATIENCE = 256;
+const CLOCK_CHECK_EVERY = 32;
+
+/**
+ * Hill-climbing over a batch laid out in places (Battle.net talk, "Hill Climbing": "swap something
+ * around, see if the games are better, if you still have time, goto 2"). A move exchanges whole
+ * parties between two teams of the same game, of neighbouring games, or between a game and the
+ * bench: one for one when sizes match, or one party for two whose sizes add up to it. A move is
+ * kept only when the summed cost of the places it touches goes down, and only those places are
+ * re-evaluated. The climb ends when the time budget is spent or when `patience` attempts in a row
+ * fail; patience grows with the batch, so a small batch is searched harder per player
+ * ("fewer players means you need to work harder" — "Performance Issues").
+ */
+export function hillClimb(places: BatchPlace[], objective: GameObjective, clock: ClimbClock): ClimbReport {
+  const costOf = (place: BatchPlace): number =>
+    place.bench ? objective.benchCost(place.teams[0]?.[0] as BatchEntry) : objective.evaluate(place.teams).cost;
+  for (const place of places) place.cost = costOf(place);
+
+  const patience = Math.max(MIN_PATIENCE, PATIENCE_PER_PLACE * places.length);
+  const pick = (length: number): number => Math.min(length - 1, Math.floor(clock.random() * length));
+  let attempts = 0;
+  let improvements = 0;
+  let failures = 0;
+  if (!places.some((place) => !place.bench)) return { attempts, improvements, converged: true };
+
+  while (failures < patience) {
+    if (attempts % CLOCK_CHECK_EVERY === 0 && clock.now() >= clock.deadline) {
+      return { attempts, improvements, converged: false };
+    }
+    attempts += 1;
+    const a = pick(places.length);
+    const b = Math.max(0, Math.min(places.length - 1, a + pick(2 * NEIGHBOURHOOD + 1) - NEIGHBOURHOOD));
+    const placeA = places[a] as BatchPlace;
+    const placeB = places[b] as BatchPlace;
+    const ta = pick(placeA.teams.length);
+    const tb = pick(placeB.teams.length);
+    if (placeA.bench && placeB.bench) {
+      failures += 1;
+      continue;
+    }
+    if (a === b && ta === tb) {
+      failures += 1;
+      continue;
+    }
+    const teamA = placeA.teams[ta] as BatchEntry[];
+    const teamB = placeB.teams[tb] as BatchEntry[];
+    const savedA = teamA.slice();
+    const savedB = teamB.slice();
+    if (!exchange(teamA, teamB, pick(teamA.length), pick(teamB.length), placeA.bench, placeB.bench)) {
+      failures += 1;
+      continue;
+    }
+    const before = placeA.cost + (a === b ? 0 : placeB.cost);
+    const costA = costOf(placeA);
+    const costB = a === b ? 0 : costOf(placeB);
+    if (costA + costB < before - 1e-9) {
+      placeA.cost = costA;
+      if (a !== b) placeB.cost = costB;
+      improvements += 1;
+      failures = 0;
+    } else {
+      placeA.teams[ta] = savedA;
+      placeB.teams[tb] = savedB;
+      failures += 1;
+    }
+  }
+  return { attempts, improvements, converged: true };
+}
+
+/**
+ * Exchanges teamA[ia] with teamB[ib] in place when their parties have the same size; otherwise
+ * the smaller party is joined by another party of its team so that the sizes match (not on the
+ * bench, where a place holds one ticket). Returns false when no such exchange exists.
+ */
+function exchange(teamA: BatchEntry[], teamB: BatchEntry[], ia: number, ib: number, benchA: boolean, benchB: boolean): boolean {
+  const x = teamA[ia] as BatchEntry;
+  const y = teamB[ib] as BatchEntry;
+  if (x.size === y.size) {
+    teamA[ia] = y;
+    teamB[ib] = x;
+    return true;
+  }
+  if (x.size > y.size) return benchB ? false : exchangeOneForTwo(teamA, ia, teamB, ib);
+  return benchA ? false : exchangeOneForTwo(teamB, ib, teamA, ia);
+}
+
+/** Big party big[bi] for small[si] plus another party of `small`'s team that makes up the size. */
+function exchangeOneForTwo(big: BatchEntry[], bi: number, small: BatchEntry[], si: number): boolean {
+  const x = big[bi] as BatchEntry;
+  const y = small[si] as BatchEntry;
+  const missing = x.size - y.size;
+  const zi = small.findIndex((entry, i) => i !== si && entry.size === missing);
+  if (zi < 0) return false;
+  const z = small[zi] as BatchEntry;
+  big.splice(bi, 1, y, z);
+  small.splice(Math.max(si, zi), 1);
+  small.splice(Math.min(si, zi), 1, x);
+  return true;
+}

@@ -1,0 +1,21 @@
+export {
+  assertValidCompetitiveConfig,
+  type CompetitiveConfig,
+  type CompetitivePlayer,
+  type CompetitiveTicket,
+  type ExpansionStep,
+  type FormedGame,
+  type GameQuality,
+  type TeamScoreAggregation,
+} from './competitive-config.js';
+export {
+  CompetitiveMatcher,
+  type BatchReport,
+  type CompetitiveMatcherDeps,
+  type CompetitiveStats,
+} from './competitive-matcher.js';
+export { ExpansionSchedule } from './expansion-schedule.js';
+export { OBJECTIVE_WEIGHTS } from './game-objective.js';
+export { ScoreDistribution } from './score-distribution.js';
+export { seededRandom } from './seeded-random.js';
+export { validateTicket } from './ticket-validation.js';

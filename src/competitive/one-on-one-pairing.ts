@@ -1,0 +1,72 @@
+import type { BatchEntry } from './batch-entry.js';
+import { OBJECTIVE_WEIGHTS } from './game-objective.js';
+import type { MapChoice, RegionChoice, VenueChoice } from './venue-choice.js';
+
+export interface Pairing {
+  readonly low: BatchEntry;
+  readonly high: BatchEntry;
+  readonly map: MapChoice;
+  readonly region: RegionChoice;
+}
+
+/**
+ * 1v1 the Hearthstone way (Battle.net talk, "Hearthstone": batch, sort by skill, make games
+ * according to threshold): in a batch sorted by score, only neighbours are paired. Two neighbours
+ * pair when each is inside the other's window (reciprocal, as in the skill-bucket design's "100%
+ * reciprocal range requirement"), some map is vetoed by neither and some region is under both
+ * latency caps. Among neighbour pairings, a dynamic programme over the sorted order picks the one
+ * with the most games, then the smallest summed cost, so a ticket is not paired greedily with
+ * one neighbour when pairing it with the other lets more games start. O(n) after the O(n log n)
+ * sort; whoever is left goes back with its wait carried over.
+ */
+export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice, sigma: number): Pairing[] {
+  const n = sorted.length;
+  // games[i], cost[i]: best over the first i entries; tookPair[i]: whether entries i-2, i-1 pair.
+  const games = new Int32Array(n + 1);
+  const cost = new Float64Array(n + 1);
+  const pairs: (Pairing | undefined)[] = new Array<Pairing | undefined>(n + 1);
+  for (let i = 2; i <= n; i++) {
+    games[i] = games[i - 1] as number;
+    cost[i] = cost[i - 1] as number;
+    const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue);
+    if (pairing === undefined) continue;
+    const withPair = (games[i - 2] as number) + 1;
+    const withCost = (cost[i - 2] as number) + pairCost(pairing, sigma);
+    if (withPair > (games[i] as number) || (withPair === games[i] && withCost < (cost[i] as number))) {
+      games[i] = withPair;
+      cost[i] = withCost;
+      pairs[i] = pairing;
+    }
+  }
+  const chosen: Pairing[] = [];
+  for (let i = n; i >= 2; ) {
+    const pairing = pairs[i];
+    if (pairing !== undefined) {
+      chosen.push(pairing);
+      i -= 2;
+    } else {
+      i -= 1;
+    }
+  }
+  return chosen.reverse();
+}
+
+function tryPair(low: BatchEntry, high: BatchEntry, venue: VenueChoice): Pairing | undefined {
+  const gap = high.score - low.score;
+  if (gap > low.maxScoreGap || gap > high.maxScoreGap) return undefined;
+  const members = [low, high];
+  const map = venue.chooseMap(members);
+  if (map === undefined) return undefined;
+  const region = venue.chooseRegion(members);
+  if (region === undefined) return undefined;
+  return { low, high, map, region };
+}
+
+function pairCost(pairing: Pairing, sigma: number): number {
+  const w = OBJECTIVE_WEIGHTS;
+  return (
+    ((w.teamImbalance + w.spread) * (pairing.high.score - pairing.low.score)) / sigma +
+    pairing.region.worstLatencyMs / w.latencyMsPerSigma +
+    (w.unmetMapPreference * pairing.map.unmetPreferences) / 2
+  );
+}
