@@ -1,0 +1,12 @@
+/** Placement: which server gets a new game, and who waits for a slot (DESIGN.md, "Placement"). */
+export { SlotLedger, type ServerCapacity, type ServerPolicy, type ServerSlotsView } from './slot-ledger.js';
+export { StartRateBucket } from './start-rate-bucket.js';
+export { CreationQueue, type CreationQueueOptions, type QueuedCreation } from './creation-queue.js';
+export {
+  DemandApportion,
+  equalApportion,
+  type ApportionPolicy,
+  type DemandApportionOptions,
+} from './apportion-policy.js';
+export { DecayingRate } from './decaying-rate.js';
+export { estimateWaitMs } from './wait-estimate.js';
