@@ -1,0 +1,196 @@
+/**
+ * The transport's floor on this machine: bare @grpc/grpc-js echo over loopback, with nothing of
+ * gamefactory in the path. Coordinator benchmarks are read against it: no RPC can beat these rows.
+ * Client and server share one process and event loop, as in our in-process integration runs.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
+
+const identity = (buffer: Buffer): Buffer => buffer;
+
+/** A hand-written service over raw Buffers, so the floor includes no protobuf encoding. */
+const echoService = {
+  unary: {
+    path: '/gamefactory.perf.Echo/Unary',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+  stream: {
+    path: '/gamefactory.perf.Echo/Stream',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+} satisfies grpc.ServiceDefinition;
+
+/** The methods makeGenericClientConstructor adds, typed by hand since there is no generated code. */
+interface EchoClient extends grpc.Client {
+  unary(request: Buffer, callback: (error: grpc.ServiceError | null, response?: Buffer) => void): grpc.ClientUnaryCall;
+  stream(): grpc.ClientDuplexStream<Buffer, Buffer>;
+}
+const EchoClientConstructor = grpc.makeGenericClientConstructor(echoService, 'Echo');
+
+const payloadBytes = 64;
+const unaryInFlight = 64;
+const streamWindow = 256;
+
+const echoHandlers: grpc.UntypedServiceImplementation = {
+  unary(call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) {
+    callback(null, call.request);
+  },
+  stream(call: grpc.ServerDuplexStream<Buffer, Buffer>) {
+    call.on('data', (message: Buffer) => {
+      // Back-pressure: stop reading while the response side is full.
+      if (!call.write(message)) {
+        call.pause();
+        call.once('drain', () => call.resume());
+      }
+    });
+    call.on('end', () => call.end());
+  },
+};
+
+async function startEchoServer(): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server();
+  server.addService(echoService, echoHandlers);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+  return { server, port };
+}
+
+/** Latencies in ms, kept in a growable typed array so a few million samples stay cheap. */
+class LatencySamples {
+  private samples = new Float64Array(1 << 16);
+  private count = 0;
+  add(ms: number): void {
+    if (this.count === this.samples.length) {
+      const grown = new Float64Array(this.samples.length * 2);
+      grown.set(this.samples);
+      this.samples = grown;
+    }
+    this.samples[this.count++] = ms;
+  }
+  get size(): number {
+    return this.count;
+  }
+  percentile(p: number): number {
+    const sorted = this.samples.slice(0, this.count).sort();
+    return sorted[Math.min(this.count - 1, Math.floor((p / 100) * this.count))] ?? Number.NaN;
+  }
+}
+
+const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+interface Phase {
+  readonly warmupMs: number;
+  readonly measureMs: number;
+}
+
+/** Keeps `unaryInFlight` calls outstanding; counts and times only calls started after warm-up. */
+async function measureUnary(client: EchoClient, phase: Phase): Promise<{ perSecond: number; latency: LatencySamples }> {
+  const payload = Buffer.alloc(payloadBytes, 1);
+  const call = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      client.unary(payload, (error) => (error ? reject(error) : resolve()));
+    });
+  const latency = new LatencySamples();
+  const measureFrom = nowMs() + phase.warmupMs;
+  const measureUntil = measureFrom + phase.measureMs;
+  const worker = async (): Promise<void> => {
+    for (let started = nowMs(); started < measureUntil; started = nowMs()) {
+      await call();
+      if (started >= measureFrom) latency.add(nowMs() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: unaryInFlight }, worker));
+  return { perSecond: latency.size / (phase.measureMs / 1000), latency };
+}
+
+/**
+ * One bidirectional stream, pipelined: up to `streamWindow` messages in flight, writes paused
+ * whenever write() asks for it until 'drain'. Echoes come back in order, so a FIFO of send times
+ * gives each message's round trip.
+ */
+async function measureStream(client: EchoClient, phase: Phase): Promise<{ perSecond: number; latency: LatencySamples }> {
+  const stream = client.stream();
+  const payload = Buffer.alloc(payloadBytes, 2);
+  const latency = new LatencySamples();
+  const sentAt: number[] = [];
+  let sentHead = 0;
+  const measureFrom = nowMs() + phase.warmupMs;
+  const measureUntil = measureFrom + phase.measureMs;
+  let writable = true;
+  let sending = true;
+
+  return new Promise((resolve, reject) => {
+    const pump = (): void => {
+      while (sending && writable && sentAt.length - sentHead < streamWindow) {
+        const now = nowMs();
+        if (now >= measureUntil) {
+          sending = false;
+          stream.end();
+          break;
+        }
+        sentAt.push(now);
+        writable = stream.write(payload);
+      }
+    };
+    stream.on('drain', () => {
+      writable = true;
+      pump();
+    });
+    stream.on('data', () => {
+      const started = sentAt[sentHead++]!;
+      if (sentHead > 1 << 16) {
+        sentAt.splice(0, sentHead);
+        sentHead = 0;
+      }
+      if (started >= measureFrom) latency.add(nowMs() - started);
+      pump();
+    });
+    stream.on('error', reject);
+    stream.on('end', () => resolve({ perSecond: latency.size / (phase.measureMs / 1000), latency }));
+    pump();
+  });
+}
+
+function rowsFor(subject: string, rate: string, result: { perSecond: number; latency: LatencySamples }): BenchRow[] {
+  const group = 'transport floor: grpc-js over loopback';
+  return [
+    { group, subject, metric: rate, value: result.perSecond, higherIsBetter: true },
+    { group, subject, metric: 'p50 ms', value: result.latency.percentile(50), higherIsBetter: false },
+    { group, subject, metric: 'p99 ms', value: result.latency.percentile(99), higherIsBetter: false },
+  ];
+}
+
+const transportFloor: BenchSuite = {
+  name: 'transport-floor',
+  async run(options: BenchOptions): Promise<BenchRow[]> {
+    const phase: Phase = options.quick ? { warmupMs: 100, measureMs: 500 } : { warmupMs: 500, measureMs: 3000 };
+    const { server, port } = await startEchoServer();
+    const client = new EchoClientConstructor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
+    try {
+      const unary = await measureUnary(client, phase);
+      const stream = await measureStream(client, phase);
+      return [
+        ...rowsFor(`unary echo, ${unaryInFlight} in flight`, 'calls/s', unary),
+        ...rowsFor(`bidi stream echo, window ${streamWindow}`, 'msgs/s', stream),
+      ];
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    }
+  },
+};
+
+export default transportFloor;
