@@ -191,13 +191,16 @@ export class CompetitiveMatcher {
     teamImbalance: number,
   ): FormedGame {
     const waitsMs: number[] = [];
-    const ids = teams.map((team) =>
-      team.map((entry) => {
+    const ids: string[][] = [];
+    for (const team of teams) {
+      const teamIds: string[] = [];
+      for (const entry of team) {
         this.pool.delete(entry.ticket.ticketId);
         waitsMs.push(entry.waitMs);
-        return entry.ticket.ticketId;
-      }),
-    );
+        teamIds.push(entry.ticket.ticketId);
+      }
+      ids.push(teamIds);
+    }
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;

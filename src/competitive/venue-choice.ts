@@ -18,6 +18,10 @@ export interface RegionChoice {
  * the expansion step in force for that member's wait). Ties go to the earlier entry of the config,
  * so choices are deterministic. Cost is in (maps + regions) x members, never in the pool size.
  */
+/** Shared results for factories without maps or regions, so pairing a batch allocates nothing for them. */
+const NO_MAP: MapChoice = { map: undefined, unmetPreferences: 0 };
+const ANY_REGION: RegionChoice = { region: undefined, worstLatencyMs: 0 };
+
 export class VenueChoice {
   constructor(
     private readonly maps: readonly string[],
@@ -26,7 +30,7 @@ export class VenueChoice {
 
   /** undefined when every configured map is vetoed by someone in the game. */
   chooseMap(members: readonly BatchEntry[]): MapChoice | undefined {
-    if (this.maps.length === 0) return { map: undefined, unmetPreferences: 0 };
+    if (this.maps.length === 0) return NO_MAP;
     let best: string | undefined;
     let bestVotes = -1;
     for (const map of this.maps) {
@@ -58,13 +62,12 @@ export class VenueChoice {
    * any region; a member that measured some regions only accepts those.
    */
   chooseRegion(members: readonly BatchEntry[]): RegionChoice | undefined {
-    const unconstrained: RegionChoice = { region: undefined, worstLatencyMs: 0 };
-    if (this.regions.length === 0) return unconstrained;
+    if (this.regions.length === 0) return ANY_REGION;
     let anyMeasured = false;
     for (const member of members) {
       if (member.ticket.latencyMs.size > 0) anyMeasured = true;
     }
-    if (!anyMeasured) return unconstrained;
+    if (!anyMeasured) return ANY_REGION;
     let best: string | undefined;
     let bestWorst = Infinity;
     for (const region of this.regions) {
