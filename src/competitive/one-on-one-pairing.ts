@@ -25,10 +25,11 @@ export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice
   const games = new Int32Array(n + 1);
   const cost = new Float64Array(n + 1);
   const pairs: (Pairing | undefined)[] = new Array<Pairing | undefined>(n + 1);
+  const scratch: BatchEntry[] = [];
   for (let i = 2; i <= n; i++) {
     games[i] = games[i - 1] as number;
     cost[i] = cost[i - 1] as number;
-    const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue);
+    const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, scratch);
     if (pairing === undefined) continue;
     const withPair = (games[i - 2] as number) + 1;
     const withCost = (cost[i - 2] as number) + pairCost(pairing, sigma);
@@ -51,10 +52,12 @@ export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice
   return chosen.reverse();
 }
 
-function tryPair(low: BatchEntry, high: BatchEntry, venue: VenueChoice): Pairing | undefined {
+/** `members` is scratch space reused across calls: a batch of n tickets makes no n throwaway arrays. */
+function tryPair(low: BatchEntry, high: BatchEntry, venue: VenueChoice, members: BatchEntry[]): Pairing | undefined {
   const gap = high.score - low.score;
   if (gap > low.maxScoreGap || gap > high.maxScoreGap) return undefined;
-  const members = [low, high];
+  members[0] = low;
+  members[1] = high;
   const map = venue.chooseMap(members);
   if (map === undefined) return undefined;
   const region = venue.chooseRegion(members);

@@ -13,12 +13,11 @@ export function validateTicket(config: CompetitiveConfig, ticket: CompetitiveTic
   if (party.length > config.teamSize) {
     return `party: ${party.length} players do not fit a team of ${config.teamSize}`;
   }
-  const seen = new Map<string, number>();
   for (const [i, player] of party.entries()) {
     if (player.playerId.length === 0) return `party[${i}].player_id: must not be empty`;
-    const earlier = seen.get(player.playerId);
-    if (earlier !== undefined) return `party[${i}].player_id: same player as party[${earlier}]`;
-    seen.set(player.playerId, i);
+    // A party is at most one team, so a quadratic scan is cheaper than building a set per ticket.
+    const earlier = party.findIndex((other) => other.playerId === player.playerId);
+    if (earlier < i) return `party[${i}].player_id: same player as party[${earlier}]`;
     if (!Number.isFinite(player.score)) return `party[${i}].score: must be a finite number`;
   }
   if (!Number.isFinite(ticket.enqueuedAt)) return 'enqueued_at: must be a finite number';
