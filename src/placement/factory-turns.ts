@@ -68,6 +68,8 @@ export class FactoryTurns<Turn extends FactoryTurn> {
    * server's factories) should pick among those instead (`best`).
    */
   next(hasCapacity: (factory: string) => boolean): Turn | undefined {
+    const top = this.waiting.peek();
+    if (top === undefined || hasCapacity(top.factory)) return top;
     const passedOver: Turn[] = [];
     let found: Turn | undefined;
     for (let t = this.waiting.pop(); t !== undefined; t = this.waiting.pop()) {
