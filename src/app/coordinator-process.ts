@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { CoordinatorConfig } from '../config/config.js';
+import { Coordinator } from '../coordinator/coordinator.js';
+import { realTimers, type Log } from '../coordinator/ports.js';
+import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
+import { LmdbStore } from '../storage/lmdb-store.js';
+import { startGrpcServer } from '../transport/grpc/grpc-server.js';
+
+export interface ProcessOptions {
+  readonly config: CoordinatorConfig;
+  /** host:port; port 0 picks a free port. */
+  readonly listen: string;
+  readonly metricsListen: string;
+  readonly dataDir: string;
+  readonly log: Log;
+}
+
+export interface RunningCoordinator {
+  readonly coordinator: Coordinator;
+  readonly grpcPort: number;
+  readonly metricsPort: number;
+  readonly metrics: CoordinatorMetrics;
+  stop(): Promise<void>;
+}
+
+export function splitHostPort(field: string, value: string): { host: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(value);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || !(port >= 0 && port <= 65535)) throw new Error(`${field}: "${value}" is not host:port`);
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** The composition root: the pure coordinator wired to real time, gRPC, LMDB and Prometheus. */
+export async function startCoordinatorProcess(options: ProcessOptions): Promise<RunningCoordinator> {
+  const listen = splitHostPort('listen', options.listen);
+  const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
+  const store = LmdbStore.open(options.dataDir);
+  const starts = await store.recordStart(Date.now());
+  const metrics = new CoordinatorMetrics();
+  const now = () => Date.now();
+  const coordinator = new Coordinator(options.config, {
+    now,
+    timers: realTimers,
+    newId: randomUUID,
+    random: Math.random,
+    log: options.log,
+    observer: metrics,
+  });
+  metrics.attach(coordinator);
+
+  const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
+    coordinator,
+    keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
+    now,
+    log: options.log,
+    onServerMessageRejected: (kind) => metrics.serverMessageRejected(kind),
+    onFindRefused: (code) => metrics.findRefused(code),
+  });
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry);
+  options.log.info(
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts },
+    'gamefactory coordinator listening',
+  );
+
+  return {
+    coordinator,
+    grpcPort: grpc.port,
+    metricsPort: http.port,
+    metrics,
+    async stop() {
+      await grpc.shutdown();
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { startCoordinatorProcess } from '../app/coordinator-process.js';
+import { ConfigError, loadConfigFile } from '../config/load.js';
+import { createLogger } from './logger.js';
+
+const program = new Command()
+  .name('gamefactory')
+  .description('Game-agnostic matchmaking coordinator in the style of Battle.net game factories');
+
+program
+  .command('start', { isDefault: true })
+  .description('run the coordinator')
+  .addOption(new Option('--listen <host:port>', 'gRPC address (port 0: any free port)').env('GAMEFACTORY_LISTEN').default('0.0.0.0:50051'))
+  .addOption(
+    new Option('--metrics-listen <host:port>', 'Prometheus /metrics address (port 0: any free port)')
+      .env('GAMEFACTORY_METRICS_LISTEN')
+      .default('0.0.0.0:9464'),
+  )
+  .addOption(new Option('--config <path>', 'factory templates').env('GAMEFACTORY_CONFIG').default('factories.yaml'))
+  .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
+  .addOption(
+    new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
+  )
+  .addOption(new Option('--log-level <level>', 'pino log level').env('GAMEFACTORY_LOG_LEVEL').default('info'))
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string }) => {
+    const log = createLogger(opts.logFormat, opts.logLevel);
+    let config;
+    try {
+      config = loadConfigFile(opts.config);
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        log.error({}, error.message);
+        process.exitCode = 2;
+        return;
+      }
+      throw error;
+    }
+    const running = await startCoordinatorProcess({
+      config,
+      listen: opts.listen,
+      metricsListen: opts.metricsListen,
+      dataDir: opts.data,
+      log,
+    });
+    const stop = async (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      await running.stop();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop('SIGINT'));
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+  });
+
+program
+  .command('example-server')
+  .description('run an example game server that hosts every factory it can and seats its players at once')
+  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
+  .option('--id <serverId>', 'server id', `example-${process.pid}`)
+  .option('--endpoint <host:port>', 'address players would connect to', '127.0.0.1:7777')
+  .option('--max-games <n>', 'slots: max concurrent games', '100')
+  .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
+  .action(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
+    const { runExampleServer } = await import('../../examples/game-server.js');
+    await runExampleServer(opts);
+  });
+
+program
+  .command('find')
+  .description('an example player client: FindGame and print each update')
+  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
+  .option('--template <name>', 'factory template', 'diablo')
+  .option('--player <id...>', 'the party', [`player-${process.pid}`])
+  .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
+  .option('--match <key=value...>', 'matchable attributes', [])
+  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) => {
+    const { runExampleClient } = await import('../../examples/player-client.js');
+    await runExampleClient(opts);
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

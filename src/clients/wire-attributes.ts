@@ -1,0 +1,23 @@
+import type { AttributeValue } from '../generated/gamefactory/v1/attributes.js';
+
+export type PlainValue = string | number | bigint | boolean | Uint8Array;
+
+/**
+ * Plain JavaScript values as wire attributes, the same way factories.yaml reads scalars:
+ * strings, booleans, integers (as int) and other numbers (as double), bigint, bytes.
+ */
+export function wireValue(value: PlainValue): AttributeValue {
+  if (typeof value === 'string') return { kind: { $case: 'stringValue', value } };
+  if (typeof value === 'boolean') return { kind: { $case: 'boolValue', value } };
+  if (typeof value === 'bigint') return { kind: { $case: 'intValue', value } };
+  if (typeof value === 'number') {
+    return Number.isInteger(value)
+      ? { kind: { $case: 'intValue', value: BigInt(value) } }
+      : { kind: { $case: 'doubleValue', value } };
+  }
+  return { kind: { $case: 'bytesValue', value: Buffer.from(value) } };
+}
+
+export function wireAttributes(attributes: Record<string, PlainValue> = {}): Record<string, AttributeValue> {
+  return Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, wireValue(v)]));
+}

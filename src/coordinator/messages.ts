@@ -1,0 +1,112 @@
+import type { AttributeSet } from '../attributes/attribute-value.js';
+import type { MatchmakingError } from '../errors/index.js';
+
+/** The coordinator's side of the wire, in domain terms. The transport translates to and from gRPC. */
+
+export interface ServerCapacity {
+  readonly maxGames: number;
+  /** 0 means unlimited. */
+  readonly maxStartsPerSecond: number;
+}
+
+export interface ServerHello {
+  readonly serverId: string;
+  readonly endpoint: string;
+  readonly attributes: AttributeSet;
+  readonly templates: readonly string[];
+  readonly capacity: ServerCapacity;
+  readonly runningGames: readonly RunningGame[];
+}
+
+export interface RunningGame {
+  readonly gameId: string;
+  readonly factory: string;
+  readonly matchable: AttributeSet;
+  readonly playerIds: readonly string[];
+  readonly open: boolean;
+  readonly startedAt: number;
+}
+
+/** What a game server reports after its hello. */
+export type ServerEvent =
+  | { readonly kind: 'gameCreated'; readonly requestId: string; readonly gameId: string }
+  | { readonly kind: 'gameCreationFailed'; readonly requestId: string; readonly reason: string }
+  | { readonly kind: 'playerJoined'; readonly gameId: string; readonly playerId: string }
+  | { readonly kind: 'playerLeft'; readonly gameId: string; readonly playerId: string }
+  | { readonly kind: 'gameAttributesChanged'; readonly gameId: string; readonly matchable: AttributeSet }
+  | { readonly kind: 'gameOpened'; readonly gameId: string }
+  | { readonly kind: 'gameClosed'; readonly gameId: string }
+  | { readonly kind: 'gameEnded'; readonly gameId: string }
+  | { readonly kind: 'capacityChanged'; readonly capacity: ServerCapacity };
+
+/** Orders the coordinator sends a game server. */
+export type ServerOrder =
+  | {
+      readonly kind: 'createGame';
+      readonly requestId: string;
+      readonly factory: string;
+      readonly partition: AttributeSet;
+      readonly matchable: AttributeSet;
+      readonly playerIds: readonly string[];
+      /** Team of each seat, for competitive games; empty for cooperative ones. */
+      readonly seatTeams: readonly number[];
+      readonly reservationToken: string;
+      readonly confirmWithinMs: number;
+      readonly map: string;
+      readonly region: string;
+    }
+  | {
+      readonly kind: 'reserveSeats';
+      readonly gameId: string;
+      readonly playerIds: readonly string[];
+      readonly reservationToken: string;
+      readonly expiresInMs: number;
+    }
+  | { readonly kind: 'rejected'; readonly reason: string };
+
+/** The coordinator's handle on one connected game server's stream. */
+export interface ServerChannel {
+  send(order: ServerOrder): void;
+  /** Ends the stream, e.g. when a newer connection with the same server id replaces it. */
+  close(error: MatchmakingError): void;
+}
+
+export interface Player {
+  readonly playerId: string;
+  readonly score: number | undefined;
+}
+
+/** A FindGame request after the transport's shape and size checks. */
+export interface FindRequest {
+  readonly ticketId: string;
+  readonly template: string;
+  readonly party: readonly Player[];
+  readonly partition: AttributeSet;
+  readonly matchable: AttributeSet;
+  readonly latenciesMs: ReadonlyMap<string, number>;
+  readonly preferredMaps: readonly string[];
+  readonly vetoedMaps: readonly string[];
+}
+
+export interface Assignment {
+  readonly gameId: string;
+  readonly serverId: string;
+  readonly serverEndpoint: string;
+  readonly factory: string;
+  readonly reservationToken: string;
+  readonly created: boolean;
+  readonly map: string;
+  readonly region: string;
+  readonly team: number;
+}
+
+export type TicketUpdate =
+  | { readonly kind: 'queued'; readonly factory: string; readonly position: number; readonly estimatedWaitMs: number }
+  | { readonly kind: 'assigned'; readonly assignment: Assignment };
+
+/** Where a ticket's progress goes: one FindGame stream, or one ticket on a FindGames stream. */
+export interface TicketListener {
+  update(update: TicketUpdate): void;
+  /** The ticket ended without an assignment (cancelled, expired, its factory gone...). */
+  fail(error: MatchmakingError): void;
+}

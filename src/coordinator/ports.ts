@@ -1,0 +1,42 @@
+/** What the coordinator core needs from its surroundings, injected so tests control it. */
+
+export interface Timers {
+  /** Calls `fn` after `ms`; returns a function that cancels it. */
+  set(fn: () => void, ms: number): () => void;
+}
+
+export interface Log {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
+
+/** Pushed events for metrics; gauges are pulled from Coordinator.snapshot(). */
+export interface CoordinatorObserver {
+  findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void;
+  placed(factory: string): void;
+  requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void;
+  serverMessageRejected(reason: string): void;
+}
+
+export interface CoordinatorDeps {
+  readonly now: () => number;
+  readonly timers: Timers;
+  /** Fresh unique ids for requests and reservation tokens. */
+  readonly newId: () => string;
+  readonly random: () => number;
+  readonly log: Log;
+  readonly observer?: CoordinatorObserver;
+}
+
+export const realTimers: Timers = {
+  set(fn, ms) {
+    const handle = setTimeout(fn, Math.max(0, ms));
+    handle.unref?.();
+    return () => clearTimeout(handle);
+  },
+};
+
+export const silentLog: Log = { info() {}, warn() {}, debug() {} };

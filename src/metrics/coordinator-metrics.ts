@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Coordinator } from '../coordinator/coordinator.js';
+import type { CoordinatorObserver, FindOutcome } from '../coordinator/ports.js';
+
+/**
+ * Prometheus metrics: counters and histograms are pushed by the coordinator's observer hooks;
+ * gauges are read from Coordinator.snapshot() at scrape time, so the hot path pays nothing.
+ */
+export class CoordinatorMetrics implements CoordinatorObserver {
+  readonly registry = new Registry();
+  private coordinator: Coordinator | undefined;
+  private readonly finds: Counter<'factory' | 'outcome'>;
+  private readonly refused: Counter<'code'>;
+  private readonly timeToAssignment: Histogram<'factory'>;
+  private readonly placements: Counter<'factory'>;
+  private readonly requeues: Counter<'factory' | 'cause'>;
+  private readonly rejections: Counter<'message'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.finds = new Counter({
+      name: 'gamefactory_find_game_total',
+      help: 'FindGame tickets finished, by factory and outcome',
+      labelNames: ['factory', 'outcome'],
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'gamefactory_find_game_refused_total',
+      help: 'FindGame requests refused before becoming a ticket, by gRPC status code',
+      labelNames: ['code'],
+      registers,
+    });
+    this.timeToAssignment = new Histogram({
+      name: 'gamefactory_time_to_assignment_seconds',
+      help: 'Time from FindGame to assignment',
+      labelNames: ['factory'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers,
+    });
+    this.placements = new Counter({
+      name: 'gamefactory_placements_total',
+      help: 'CreateGame orders sent to game servers',
+      labelNames: ['factory'],
+      registers,
+    });
+    this.requeues = new Counter({
+      name: 'gamefactory_requeues_total',
+      help: 'Game creations taken back and re-queued at their original priority, by cause',
+      labelNames: ['factory', 'cause'],
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'gamefactory_server_messages_rejected_total',
+      help: 'Game server messages rejected (out of order, unknown game...)',
+      labelNames: ['message'],
+      registers,
+    });
+    const gauge = (name: string, help: string, read: (s: ReturnType<Coordinator['snapshot']>) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect: (() => {
+          const self = this;
+          return function (this: Gauge) {
+            if (self.coordinator) this.set(read(self.coordinator.snapshot()));
+          };
+        })(),
+      });
+    gauge('gamefactory_connected_servers', 'Game servers connected', (s) => s.servers);
+    gauge('gamefactory_live_factories', 'Factories instantiated', (s) => s.factories);
+    gauge('gamefactory_running_games', 'Games running on connected servers', (s) => s.games);
+    gauge('gamefactory_open_games', 'Cooperative games open for matching', (s) => s.openGames);
+    gauge('gamefactory_free_slots', 'Free game slots advertised by servers', (s) => s.freeSlots);
+    gauge('gamefactory_queued_creations', 'Game creations waiting for a slot', (s) => s.queued);
+    gauge('gamefactory_tickets', 'Tickets held (waiting, or assigned and kept for retries)', (s) => s.tickets);
+  }
+
+  attach(coordinator: Coordinator): void {
+    this.coordinator = coordinator;
+  }
+
+  findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {
+    this.finds.inc({ factory, outcome });
+    if (outcome === 'assigned') this.timeToAssignment.observe({ factory }, elapsedMs / 1000);
+  }
+
+  findRefused(code: number): void {
+    this.refused.inc({ code: String(code) });
+  }
+
+  placed(factory: string): void {
+    this.placements.inc({ factory });
+  }
+
+  requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void {
+    this.requeues.inc({ factory, cause });
+  }
+
+  serverMessageRejected(message: string): void {
+    this.rejections.inc({ message });
+  }
+}
+
+/** Serves GET /metrics on `host:port` (port 0: any free port). */
+export async function startMetricsServer(host: string, port: number, registry: Registry): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType });
+          res.end(text);
+        },
+        (err: unknown) => {
+          res.writeHead(500);
+          res.end(String(err));
+        },
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('gamefactory: metrics are at /metrics\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,27 @@
+import { mkdirSync } from 'node:fs';
+import { open, type RootDatabase } from 'lmdb';
+
+/**
+ * The embedded store: one LMDB environment in the data directory. Running games are not ours to
+ * persist (servers re-announce them); what must survive a restart lives here.
+ */
+export class LmdbStore {
+  private constructor(readonly root: RootDatabase) {}
+
+  static open(dataDir: string): LmdbStore {
+    mkdirSync(dataDir, { recursive: true });
+    return new LmdbStore(open({ path: dataDir, compression: false }));
+  }
+
+  /** Counts coordinator starts, so logs and operators can tell a restart from a first start. */
+  async recordStart(now: number): Promise<number> {
+    const starts = ((this.root.get('meta:starts') as number | undefined) ?? 0) + 1;
+    await this.root.put('meta:starts', starts);
+    await this.root.put('meta:lastStart', now);
+    return starts;
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+}

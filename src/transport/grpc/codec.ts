@@ -1,0 +1,263 @@
+import {
+  valueFromKey,
+  valueKey,
+  type AttributeSet,
+  type AttributeValue,
+  type ValueKey,
+} from '../../attributes/attribute-value.js';
+import { LIMITS } from '../../attributes/limits.js';
+import type {
+  Assignment,
+  FindRequest,
+  ServerCapacity,
+  ServerEvent,
+  ServerHello,
+  ServerOrder,
+} from '../../coordinator/messages.js';
+import { invalidArgument } from '../../errors/index.js';
+import type { AttributeValue as WireValue } from '../../generated/gamefactory/v1/attributes.js';
+import type {
+  Capacity,
+  CoordinatorMessage,
+  Hello,
+  ServerMessage,
+} from '../../generated/gamefactory/v1/game_server_link.js';
+import type { Assignment as WireAssignment, FindGameRequest } from '../../generated/gamefactory/v1/matchmaker.js';
+
+/**
+ * Translation between the wire (ts-proto messages) and the core's domain types, with the shape
+ * and size checks every input gets. Errors name the field as it is spelled in the .proto.
+ */
+
+export function decodeValue(field: string, wire: WireValue | undefined): AttributeValue {
+  const kind = wire?.kind;
+  switch (kind?.$case) {
+    case 'stringValue':
+      checkLength(field, Buffer.byteLength(kind.value), LIMITS.maxValueLength);
+      return { kind: 'string', value: kind.value };
+    case 'intValue':
+      return { kind: 'int', value: kind.value };
+    case 'doubleValue':
+      if (!Number.isFinite(kind.value)) throw invalidArgument(field, 'double value must be finite');
+      return { kind: 'double', value: kind.value };
+    case 'boolValue':
+      return { kind: 'bool', value: kind.value };
+    case 'bytesValue':
+      checkLength(field, kind.value.length, LIMITS.maxValueLength);
+      return { kind: 'bytes', value: kind.value };
+    default:
+      throw invalidArgument(field, 'value is not set (give one of string, int, double, bool, bytes)');
+  }
+}
+
+export function encodeValue(key: ValueKey): WireValue {
+  const value = valueFromKey(key);
+  switch (value.kind) {
+    case 'string':
+      return { kind: { $case: 'stringValue', value: value.value } };
+    case 'int':
+      return { kind: { $case: 'intValue', value: value.value } };
+    case 'double':
+      return { kind: { $case: 'doubleValue', value: value.value } };
+    case 'bool':
+      return { kind: { $case: 'boolValue', value: value.value } };
+    case 'bytes':
+      return { kind: { $case: 'bytesValue', value: Buffer.from(value.value) } };
+  }
+}
+
+export function decodeAttributes(field: string, wire: Record<string, WireValue> | undefined): AttributeSet {
+  const entries = Object.entries(wire ?? {});
+  if (entries.length > LIMITS.maxAttributes) {
+    throw invalidArgument(field, `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
+  }
+  const result = new Map<string, ValueKey>();
+  for (const [key, value] of entries) {
+    checkKey(`${field}[${key}]`, key);
+    result.set(key, valueKey(decodeValue(`${field}[${key}]`, value)));
+  }
+  return result;
+}
+
+export function encodeAttributes(attributes: AttributeSet): Record<string, WireValue> {
+  const result: Record<string, WireValue> = {};
+  for (const [key, value] of attributes) result[key] = encodeValue(value);
+  return result;
+}
+
+function checkKey(field: string, key: string): void {
+  if (key.length === 0) throw invalidArgument(field, 'key must not be empty');
+  checkLength(field, key.length, LIMITS.maxKeyLength);
+}
+
+function checkLength(field: string, length: number, max: number): void {
+  if (length > max) throw invalidArgument(field, `${length} bytes; at most ${max}`);
+}
+
+export function checkId(field: string, id: string): string {
+  if (id.length === 0) throw invalidArgument(field, 'must not be empty');
+  if (id.length > LIMITS.maxIdLength) throw invalidArgument(field, `${id.length} characters; at most ${LIMITS.maxIdLength}`);
+  return id;
+}
+
+function checkList(field: string, list: readonly string[]): readonly string[] {
+  if (list.length > LIMITS.maxListLength) throw invalidArgument(field, `${list.length} entries; at most ${LIMITS.maxListLength}`);
+  list.forEach((item, i) => checkLength(`${field}[${i}]`, item.length, LIMITS.maxKeyLength));
+  return list;
+}
+
+export function decodeFindRequest(wire: FindGameRequest): FindRequest {
+  checkId('ticket_id', wire.ticketId);
+  if (wire.party.length === 0) throw invalidArgument('party', 'must have at least one player');
+  if (wire.party.length > LIMITS.maxPartySize) {
+    throw invalidArgument('party', `${wire.party.length} players; at most ${LIMITS.maxPartySize}`);
+  }
+  const seen = new Map<string, number>();
+  const party = wire.party.map((p, i) => {
+    checkId(`party[${i}].player_id`, p.playerId);
+    const earlier = seen.get(p.playerId);
+    if (earlier !== undefined) throw invalidArgument(`party[${i}].player_id`, `"${p.playerId}" is also party[${earlier}]`);
+    seen.set(p.playerId, i);
+    if (p.score !== undefined && !Number.isFinite(p.score)) {
+      throw invalidArgument(`party[${i}].score`, 'must be a finite number');
+    }
+    return { playerId: p.playerId, score: p.score };
+  });
+  const latencies = Object.entries(wire.latenciesMs);
+  checkList('latencies_ms', latencies.map(([region]) => region));
+  checkLength('template', wire.template.length, LIMITS.maxKeyLength);
+  return {
+    ticketId: wire.ticketId,
+    template: wire.template,
+    party,
+    partition: decodeAttributes('partition_attributes', wire.partitionAttributes),
+    matchable: decodeAttributes('matchable_attributes', wire.matchableAttributes),
+    latenciesMs: new Map(latencies),
+    preferredMaps: checkList('preferred_maps', wire.preferredMaps),
+    vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
+  };
+}
+
+export function encodeAssignment(a: Assignment): WireAssignment {
+  return {
+    gameId: a.gameId,
+    serverEndpoint: a.serverEndpoint,
+    factory: a.factory,
+    reservationToken: a.reservationToken,
+    serverId: a.serverId,
+    created: a.created,
+    map: a.map,
+    region: a.region,
+    team: a.team,
+  };
+}
+
+function decodeCapacity(field: string, wire: Capacity | undefined): ServerCapacity {
+  const maxGames = wire?.maxGames ?? 0;
+  const rate = wire?.maxStartsPerSecond ?? 0;
+  if (maxGames > LIMITS.maxGamesPerServer) throw invalidArgument(`${field}.max_games`, `at most ${LIMITS.maxGamesPerServer}`);
+  if (!Number.isFinite(rate) || rate < 0) throw invalidArgument(`${field}.max_starts_per_second`, 'must be a finite number >= 0');
+  return { maxGames, maxStartsPerSecond: rate };
+}
+
+export function decodeHello(wire: Hello, now: number): ServerHello {
+  checkId('hello.server_id', wire.serverId);
+  checkId('hello.endpoint', wire.endpoint);
+  if (wire.runningGames.length > LIMITS.maxGamesPerServer) {
+    throw invalidArgument('hello.running_games', `${wire.runningGames.length} games; at most ${LIMITS.maxGamesPerServer}`);
+  }
+  return {
+    serverId: wire.serverId,
+    endpoint: wire.endpoint,
+    attributes: decodeAttributes('hello.attributes', wire.attributes),
+    templates: checkList('hello.templates', wire.templates),
+    capacity: decodeCapacity('hello.capacity', wire.capacity),
+    runningGames: wire.runningGames.map((g, i) => {
+      const field = `hello.running_games[${i}]`;
+      checkId(`${field}.game_id`, g.gameId);
+      if (g.playerIds.length > 1024) throw invalidArgument(`${field}.player_ids`, 'at most 1024 players');
+      g.playerIds.forEach((p, j) => checkId(`${field}.player_ids[${j}]`, p));
+      const startedAt = Number(g.startedAtUnixMs);
+      return {
+        gameId: g.gameId,
+        factory: g.factory,
+        matchable: decodeAttributes(`${field}.matchable_attributes`, g.matchableAttributes),
+        playerIds: g.playerIds,
+        open: g.open,
+        startedAt: startedAt > 0 && startedAt <= now ? startedAt : now,
+      };
+    }),
+  };
+}
+
+/** A server message after hello, in domain terms; `undefined` for keepalive acks. */
+export function decodeServerEvent(message: ServerMessage): ServerEvent | 'keepalive' | 'hello' | undefined {
+  const event = message.event;
+  switch (event?.$case) {
+    case undefined:
+      return undefined;
+    case 'hello':
+      return 'hello';
+    case 'keepaliveAck':
+      return 'keepalive';
+    case 'gameCreated':
+      return { kind: 'gameCreated', requestId: event.value.requestId, gameId: checkId('game_created.game_id', event.value.gameId) };
+    case 'gameCreationFailed':
+      return { kind: 'gameCreationFailed', requestId: event.value.requestId, reason: event.value.reason.slice(0, 1024) };
+    case 'playerJoined':
+      return { kind: 'playerJoined', gameId: event.value.gameId, playerId: checkId('player_joined.player_id', event.value.playerId) };
+    case 'playerLeft':
+      return { kind: 'playerLeft', gameId: event.value.gameId, playerId: event.value.playerId };
+    case 'gameAttributesChanged':
+      return {
+        kind: 'gameAttributesChanged',
+        gameId: event.value.gameId,
+        matchable: decodeAttributes('game_attributes_changed.matchable_attributes', event.value.matchableAttributes),
+      };
+    case 'gameOpened':
+      return { kind: 'gameOpened', gameId: event.value.gameId };
+    case 'gameClosed':
+      return { kind: 'gameClosed', gameId: event.value.gameId };
+    case 'gameEnded':
+      return { kind: 'gameEnded', gameId: event.value.gameId };
+    case 'capacityChanged':
+      return { kind: 'capacityChanged', capacity: decodeCapacity('capacity_changed.capacity', event.value.capacity) };
+  }
+}
+
+export function encodeOrder(order: ServerOrder): CoordinatorMessage {
+  switch (order.kind) {
+    case 'createGame':
+      return {
+        order: {
+          $case: 'createGame',
+          value: {
+            requestId: order.requestId,
+            factory: order.factory,
+            partitionAttributes: encodeAttributes(order.partition),
+            matchableAttributes: encodeAttributes(order.matchable),
+            seats: order.playerIds.map((playerId) => ({ playerId })),
+            reservationToken: order.reservationToken,
+            confirmWithinMs: order.confirmWithinMs,
+            map: order.map,
+            region: order.region,
+            seatTeams: [...order.seatTeams],
+          },
+        },
+      };
+    case 'reserveSeats':
+      return {
+        order: {
+          $case: 'reserveSeats',
+          value: {
+            gameId: order.gameId,
+            seats: order.playerIds.map((playerId) => ({ playerId })),
+            reservationToken: order.reservationToken,
+            expiresInMs: order.expiresInMs,
+          },
+        },
+      };
+    case 'rejected':
+      return { order: { $case: 'rejected', value: { reason: order.reason } } };
+  }
+}

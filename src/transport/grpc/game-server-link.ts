@@ -1,0 +1,97 @@
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { ServerChannel } from '../../coordinator/messages.js';
+import type { Log } from '../../coordinator/ports.js';
+import { MatchmakingError } from '../../errors/index.js';
+import type { CoordinatorMessage, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
+import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
+import { toServiceError } from './status.js';
+
+export interface GameServerLinkOptions {
+  readonly keepaliveIntervalMs: number;
+  readonly now: () => number;
+  readonly log: Log;
+  readonly onRejected?: (reason: string) => void;
+}
+
+/** A server silent for this many keepalive intervals is gone. */
+const MISSED_KEEPALIVES = 3;
+
+/**
+ * GameServerLink.Connect: one bidirectional stream per game server. The first message must be a
+ * hello; after it, reports go to the coordinator and orders come back. The stream's whole
+ * lifecycle (hello deadline, keepalive, end, cancel, errors) is handled here, in one place.
+ */
+export function connectHandler(coordinator: Coordinator, options: GameServerLinkOptions) {
+  return (call: ServerDuplexStream<ServerMessage, CoordinatorMessage>): void => {
+    let serverId: string | undefined;
+    let lastHeard = options.now();
+    let sequence = 0n;
+    let closed = false;
+
+    const channel: ServerChannel = {
+      send: (order) => {
+        if (!closed) call.write(encodeOrder(order));
+      },
+      close: (error) => finish(error),
+    };
+
+    /** Ends the stream (with an error status unless `error` is undefined) and forgets the server. */
+    const finish = (error: MatchmakingError | undefined): void => {
+      if (closed) return;
+      closed = true;
+      clearInterval(ticker);
+      if (serverId !== undefined) coordinator.disconnectServer(serverId, channel);
+      if (error) call.emit('error', toServiceError(error));
+      else call.end();
+    };
+
+    const interval = options.keepaliveIntervalMs;
+    const ticker = setInterval(() => {
+      if (options.now() - lastHeard > interval * MISSED_KEEPALIVES) {
+        options.log.warn({ serverId }, 'game server missed its keepalives');
+        finish(new MatchmakingError('UNAVAILABLE', `no message from the server for ${MISSED_KEEPALIVES} keepalive intervals`));
+        return;
+      }
+      if (serverId !== undefined) call.write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
+    }, interval);
+    ticker.unref?.();
+
+    call.on('data', (message: ServerMessage) => {
+      if (closed) return;
+      lastHeard = options.now();
+      if (serverId === undefined) return hello(message);
+      try {
+        const event = decodeServerEvent(message);
+        if (event === 'keepalive' || event === undefined) return;
+        if (event === 'hello') throw new MatchmakingError('INVALID_ARGUMENT', 'hello: sent twice on one stream');
+        coordinator.onServerEvent(serverId, event);
+      } catch (error) {
+        // A bad report is the server's problem, not a reason to drop its games: reject and go on.
+        const reason = error instanceof MatchmakingError ? error.message : 'internal error';
+        if (!(error instanceof MatchmakingError)) options.log.warn({ serverId, err: error }, 'server message failed');
+        options.onRejected?.(message.event?.$case ?? 'empty');
+        channel.send({ kind: 'rejected', reason });
+      }
+    });
+
+    const hello = (message: ServerMessage): void => {
+      try {
+        if (message.event?.$case !== 'hello') {
+          throw new MatchmakingError('FAILED_PRECONDITION', 'the first message on the stream must be hello');
+        }
+        const decoded = decodeHello(message.event.value, options.now());
+        const factories = coordinator.connectServer(decoded, channel);
+        serverId = decoded.serverId;
+        call.write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
+      } catch (error) {
+        if (!(error instanceof MatchmakingError)) options.log.warn({ err: error }, 'hello failed');
+        finish(error instanceof MatchmakingError ? error : new MatchmakingError('INVALID_ARGUMENT', 'hello: could not be processed'));
+      }
+    };
+
+    call.on('end', () => finish(undefined));
+    call.on('cancelled', () => finish(undefined));
+    call.on('error', () => finish(undefined));
+  };
+}

@@ -1,0 +1,97 @@
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LIMITS } from '../../attributes/limits.js';
+import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { Log } from '../../coordinator/ports.js';
+import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
+import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { connectHandler } from './game-server-link.js';
+import { matchmakerHandlers } from './matchmaker.js';
+
+const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
+const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto'];
+
+export interface GrpcServerOptions {
+  readonly coordinator: Coordinator;
+  readonly keepaliveIntervalMs: number;
+  readonly now: () => number;
+  readonly log: Log;
+  readonly onServerMessageRejected?: (kind: string) => void;
+  readonly onFindRefused?: (code: number) => void;
+}
+
+export interface RunningGrpcServer {
+  readonly server: Server;
+  readonly port: number;
+  readonly health: HealthImplementation;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The coordinator's gRPC face: GameServerLink and Matchmaker, plus the standard health checking
+ * service and server reflection so any gRPC client in any language can discover and call them.
+ */
+export async function startGrpcServer(address: string, options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const server = new Server({
+    'grpc.max_receive_message_length': LIMITS.maxMessageBytes,
+    'grpc.max_send_message_length': LIMITS.maxMessageBytes,
+    // Detect dead peers on idle connections too.
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.keepalive_permit_without_calls': 1,
+  });
+  server.addService(GameServerLinkService, {
+    connect: connectHandler(options.coordinator, {
+      keepaliveIntervalMs: options.keepaliveIntervalMs,
+      now: options.now,
+      log: options.log,
+      onRejected: options.onServerMessageRejected,
+    }),
+  });
+  server.addService(
+    MatchmakerService,
+    matchmakerHandlers(options.coordinator, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
+  );
+
+  const health = new HealthImplementation({
+    '': 'SERVING',
+    'gamefactory.v1.GameServerLink': 'SERVING',
+    'gamefactory.v1.Matchmaker': 'SERVING',
+  });
+  health.addToServer(server);
+
+  const definitions = loadSync([...PROTO_FILES, healthProtoPath], {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  new ReflectionService(definitions).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, ServerCredentials.createInsecure(), (err, boundPort) =>
+      err ? reject(err) : resolve(boundPort),
+    ),
+  );
+
+  return {
+    server,
+    port,
+    health,
+    shutdown: () =>
+      new Promise<void>((resolve) => {
+        health.setStatus('', 'NOT_SERVING');
+        const force = setTimeout(() => server.forceShutdown(), 2000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,184 @@
+import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { TicketListener, TicketUpdate } from '../../coordinator/messages.js';
+import type { Log } from '../../coordinator/ports.js';
+import { queryStats } from '../../coordinator/stats-query.js';
+import { MatchmakingError } from '../../errors/index.js';
+import {
+  PredicateMode,
+  type CancelFindRequest,
+  type CancelFindResponse,
+  type FindGameRequest,
+  type FindGamesRequest,
+  type FindGameUpdate,
+  type QueryStatsRequest,
+  type QueryStatsResponse,
+} from '../../generated/gamefactory/v1/matchmaker.js';
+import { valueKey } from '../../attributes/attribute-value.js';
+import { LIMITS } from '../../attributes/limits.js';
+import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
+import { statusCode, toServiceError } from './status.js';
+
+export interface MatchmakerOptions {
+  readonly now: () => number;
+  readonly log: Log;
+  /** A request was refused before it became a ticket (bad input, no server...). */
+  readonly onRefused?: (code: number) => void;
+}
+
+function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
+  return update.kind === 'queued'
+    ? {
+        ticketId,
+        update: {
+          $case: 'queued',
+          value: { factory: update.factory, position: update.position, estimatedWaitMs: update.estimatedWaitMs },
+        },
+      }
+    : { ticketId, update: { $case: 'assignment', value: encodeAssignment(update.assignment) } };
+}
+
+/** The Matchmaker service: one handler per call shape. */
+export function matchmakerHandlers(coordinator: Coordinator, options: MatchmakerOptions) {
+  const refuse = (error: unknown): MatchmakingError | undefined => {
+    options.onRefused?.(statusCode(error));
+    if (error instanceof MatchmakingError) return error;
+    options.log.warn({ err: error }, 'matchmaker request failed');
+    return undefined;
+  };
+
+  /** FindGame: server streaming; queued updates, then one assignment, then OK. */
+  const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
+    let done = false;
+    const listener: TicketListener = {
+      update(update) {
+        if (done) return;
+        call.write(toWire(call.request.ticketId, update));
+        if (update.kind === 'assigned') {
+          done = true;
+          call.end();
+        }
+      },
+      fail(error) {
+        if (done) return;
+        done = true;
+        call.emit('error', toServiceError(error));
+      },
+    };
+    call.on('cancelled', () => {
+      done = true;
+      coordinator.abandon(call.request.ticketId, listener);
+    });
+    try {
+      coordinator.find(decodeFindRequest(call.request), listener);
+    } catch (error) {
+      refuse(error);
+      listener.fail(error as MatchmakingError);
+    }
+  };
+
+  /** FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end. */
+  const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
+    const listeners = new Map<string, TicketListener>();
+    let open = true;
+    const listenerFor = (ticketId: string): TicketListener => {
+      const listener: TicketListener = {
+        update(update) {
+          if (!open) return;
+          call.write(toWire(ticketId, update));
+          if (update.kind === 'assigned' && listeners.get(ticketId) === listener) listeners.delete(ticketId);
+        },
+        fail(error) {
+          if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
+          if (open) call.write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+        },
+      };
+      return listener;
+    };
+    call.on('data', (message: FindGamesRequest) => {
+      const request = message.request;
+      if (request?.$case === 'find') {
+        const listener = listenerFor(request.value.ticketId);
+        try {
+          const decoded = decodeFindRequest(request.value);
+          listeners.set(decoded.ticketId, listener);
+          coordinator.find(decoded, listener);
+        } catch (error) {
+          if (listeners.get(request.value.ticketId) === listener) listeners.delete(request.value.ticketId);
+          refuse(error);
+          listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('ABORTED', 'internal error'));
+        }
+      } else if (request?.$case === 'cancel') {
+        coordinator.cancel(request.value.ticketId);
+      }
+    });
+    const close = () => {
+      if (!open) return;
+      open = false;
+      for (const [ticketId, listener] of listeners) coordinator.abandon(ticketId, listener);
+      listeners.clear();
+    };
+    call.on('end', () => {
+      close();
+      call.end();
+    });
+    call.on('cancelled', close);
+    call.on('error', close);
+  };
+
+  const cancelFind = (
+    call: ServerUnaryCall<CancelFindRequest, CancelFindResponse>,
+    callback: sendUnaryData<CancelFindResponse>,
+  ): void => {
+    try {
+      checkId('ticket_id', call.request.ticketId);
+      callback(null, { cancelled: coordinator.cancel(call.request.ticketId) });
+    } catch (error) {
+      callback(toServiceError(refuse(error) ?? error));
+    }
+  };
+
+  const stats = (
+    call: ServerUnaryCall<QueryStatsRequest, QueryStatsResponse>,
+    callback: sendUnaryData<QueryStatsResponse>,
+  ): void => {
+    try {
+      const r = call.request;
+      if (r.predicates.length > LIMITS.maxAttributes) {
+        throw new MatchmakingError('INVALID_ARGUMENT', `predicates: at most ${LIMITS.maxAttributes}`);
+      }
+      const answer = queryStats(
+        coordinator,
+        {
+          factory: r.factory,
+          template: r.template,
+          partition: decodeAttributes('partition_attributes', r.partitionAttributes),
+          predicates: r.predicates.map((p, i) => [p.key, valueKey(decodeValue(`predicates[${i}].value`, p.value))] as const),
+          mode:
+            r.mode === PredicateMode.PREDICATE_MODE_MATCH_ANY
+              ? 'any'
+              : r.mode === PredicateMode.PREDICATE_MODE_MATCH_NONE
+                ? 'none'
+                : 'all',
+        },
+        options.now(),
+      );
+      callback(null, {
+        factories: answer.factories,
+        games: BigInt(answer.games),
+        openGames: BigInt(answer.openGames),
+        players: BigInt(answer.players),
+        openSlots: BigInt(answer.openSlots),
+        minDurationMs: BigInt(Math.round(answer.minDurationMs)),
+        maxDurationMs: BigInt(Math.round(answer.maxDurationMs)),
+        averageDurationMs: BigInt(Math.round(answer.averageDurationMs)),
+        openGamesByOpenSlots: answer.openGamesByOpenSlots.map((n) => BigInt(n)),
+        waitingTickets: BigInt(answer.waitingTickets),
+      });
+    } catch (error) {
+      callback(toServiceError(refuse(error) ?? error));
+    }
+  };
+
+  return { findGame, findGames, cancelFind, queryStats: stats };
+}

@@ -1,0 +1,93 @@
+import { credentials } from '@grpc/grpc-js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
+import { GameServerConnection, type GameServerIdentity } from '../../src/clients/game-server-connection.js';
+import { parseConfig } from '../../src/config/load.js';
+import { silentLog } from '../../src/coordinator/ports.js';
+import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
+
+/** A real coordinator on loopback (gRPC, metrics, LMDB in a temp dir), and helpers to talk to it. */
+export class TestCoordinator {
+  private readonly servers: GameServerConnection[] = [];
+  private readonly clients: MatchmakerClient[] = [];
+
+  private constructor(
+    readonly running: RunningCoordinator,
+    private readonly dataDir: string,
+  ) {}
+
+  static async start(yaml: string): Promise<TestCoordinator> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-test-'));
+    const running = await startCoordinatorProcess({
+      config: parseConfig(yaml, 'test.yaml'),
+      listen: '127.0.0.1:0',
+      metricsListen: '127.0.0.1:0',
+      dataDir,
+      log: silentLog,
+    });
+    return new TestCoordinator(running, dataDir);
+  }
+
+  get address(): string {
+    return `127.0.0.1:${this.running.grpcPort}`;
+  }
+
+  async server(identity: Partial<GameServerIdentity> & { serverId: string }, behaviour: ConstructorParameters<typeof GameServerConnection>[2] = { autoJoin: true }) {
+    const connection = new GameServerConnection(
+      this.address,
+      { endpoint: `${identity.serverId}.example:7777`, maxGames: 100, ...identity },
+      behaviour,
+    );
+    this.servers.push(connection);
+    await connection.connect();
+    return connection;
+  }
+
+  client(): MatchmakerClient {
+    const client = new MatchmakerClient(this.address, credentials.createInsecure());
+    this.clients.push(client);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.servers) s.close();
+    for (const c of this.clients) c.close();
+    await this.running.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Polls until `check` holds (for effects that cross the loopback), failing after `ms`. */
+export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const DIABLO_YAML = `
+placement: { policy: fill, createTimeoutMs: 5000, maxQueuedPerFactory: 1000, ticketTtlSeconds: 30 }
+servers: { keepaliveIntervalMs: 200 }
+factories:
+  - name: diablo
+    partitioning:
+      difficulty: [normal, hard]
+      hardcore: [false, true]
+      version: [v201, v202]
+    matchable: [act, quest]
+    cooperative: { maxPlayers: 4, order: fill, reservationMs: 2000 }
+  - name: duel
+    partitioning:
+      version: [v201, v202]
+    competitive:
+      teams: 2
+      teamSize: 1
+      batch: { maxTickets: 1000, intervalMs: 50 }
+      expansion:
+        - { afterSeconds: 0, maxScoreGap: 100 }
+        - { afterSeconds: 1, maxScoreGap: 400 }
+      hillClimbBudgetMs: 5
+`;
