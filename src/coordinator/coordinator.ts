@@ -2,7 +2,7 @@ import type { AttributeSet } from '../attributes/attribute-value.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
-import { CreationQueue, DecayingRate, SlotLedger, estimateWaitMs } from '../placement/index.js';
+import { CreationQueue, DecayingRate, DemandApportion, SlotLedger, estimateWaitMs } from '../placement/index.js';
 import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
 import type {
   Assignment,
@@ -54,7 +54,9 @@ export class Coordinator implements FactoryHost {
   private readonly ticketOfPlayer = new Map<string, string>();
   private readonly gameOfPlayer = new Map<string, string>();
   private readonly ledger: SlotLedger;
-  private readonly queue = new CreationQueue<string>();
+  /** Freed slots go to waiting factories in proportion to their demand (placement/apportion-policy.ts). */
+  private readonly demand = new DemandApportion();
+  private readonly queue = new CreationQueue<string>({ apportion: this.demand });
   /** Recent game starts, behind the wait estimates shown to queued clients. */
   private readonly starts = new DecayingRate(10_000);
   private cancelPositionRefresh: (() => void) | undefined;
@@ -252,6 +254,7 @@ export class Coordinator implements FactoryHost {
     }
 
     const now = this.deps.now();
+    this.demand.recordRequest(name, now);
     const ticket: Ticket = {
       id: request.ticketId,
       request,
