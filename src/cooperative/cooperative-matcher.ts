@@ -121,7 +121,7 @@ export class CooperativeMatcher {
     this.detach(game);
     const reservations = new Set(game.seats.values());
     for (const reservation of reservations) this.reservations.delete(reservation);
-    game.seats.clear();
+    game.freeAllSeats();
     this.games.delete(gameId);
     return {
       gameId,
@@ -158,10 +158,10 @@ export class CooperativeMatcher {
   setAttributes(gameId: string, attributes: AttributeSet): void {
     const game = this.require(gameId);
     this.subsetKeys.validate(attributes, `game '${gameId}'`);
-    this.openGames.place(game, 0);
+    this.openGames.leave(game);
     this.attributeIndex.delete(game);
     game.attributes = new Map(attributes);
-    game.subsetEntries = this.subsetEntriesOf(game);
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
     this.attributeIndex.add(game);
     this.openGames.place(game, this.indexedSlots(game));
   }
@@ -251,7 +251,7 @@ export class CooperativeMatcher {
       for (const playerId of playerIds) {
         // One player can sit only once: a newer promise in the same game replaces the older one.
         this.consumeSeat(game, playerId);
-        game.seats.set(playerId, reservation);
+        game.promiseSeat(playerId, reservation);
       }
     });
     this.reservations.add(reservation);
@@ -260,7 +260,7 @@ export class CooperativeMatcher {
   private release(reservation: Reservation): void {
     const game = reservation.game;
     this.update(game, () => {
-      for (const playerId of reservation.pendingPlayers) game.seats.delete(playerId);
+      for (const playerId of reservation.pendingPlayers) game.freeSeat(playerId);
       reservation.pendingPlayers.clear();
     });
     this.reservations.delete(reservation);
@@ -270,7 +270,7 @@ export class CooperativeMatcher {
   private consumeSeat(game: GameRecord, playerId: string): void {
     const reservation = game.seats.get(playerId);
     if (reservation === undefined) return;
-    game.seats.delete(playerId);
+    game.freeSeat(playerId);
     reservation.pendingPlayers.delete(playerId);
     if (reservation.pendingPlayers.size === 0) this.reservations.delete(reservation);
   }
@@ -284,7 +284,7 @@ export class CooperativeMatcher {
   }
 
   private attach(game: GameRecord): void {
-    game.subsetEntries = this.subsetEntriesOf(game);
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
     this.totals.count(game, 1);
     this.totals.track(game, true);
     this.attributeIndex.add(game);
@@ -292,7 +292,7 @@ export class CooperativeMatcher {
   }
 
   private detach(game: GameRecord): void {
-    this.openGames.place(game, 0);
+    this.openGames.leave(game);
     this.attributeIndex.delete(game);
     this.totals.track(game, false);
     this.totals.count(game, -1);
@@ -301,10 +301,6 @@ export class CooperativeMatcher {
   /** The open-slot bucket a game belongs in; 0 = not matchable (closed or full). */
   private indexedSlots(game: GameRecord): number {
     return game.open ? openSlotsOf(game, this.config.maxPlayers) : 0;
-  }
-
-  private subsetEntriesOf(game: GameRecord): GameRecord['subsetEntries'] {
-    return this.subsetKeys.ofEverySubset(game.attributes).map((subsetKey) => ({ game, subsetKey, slots: 0, heapIndex: -1 }));
   }
 
   private validateParty(playerIds: readonly string[], token: string): void {

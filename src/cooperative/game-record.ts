@@ -6,8 +6,8 @@ import type { HeapItem } from './indexed-heap.js';
  * a change is applied once here and then each index is told to re-position the game.
  */
 export class GameRecord {
-  /** Promised seats, by the player they are promised to. */
-  readonly seats = new Map<string, Reservation>();
+  /** Promised seats, by player; allocated only while there are some (most games have none). */
+  private seatMap: Map<string, Reservation> | undefined;
   /** One entry per subset of the game's matchable attributes (see OpenGameIndex). */
   subsetEntries: SubsetEntry[] = [];
   /** Positions in the start-time orders used for min/max duration stats. */
@@ -21,7 +21,27 @@ export class GameRecord {
     public open: boolean,
     readonly players: Set<string>,
   ) {}
+
+  /** Promised seats, by the player they are promised to. */
+  get seats(): ReadonlyMap<string, Reservation> {
+    return this.seatMap ?? NO_SEATS;
+  }
+
+  promiseSeat(playerId: string, reservation: Reservation): void {
+    (this.seatMap ??= new Map()).set(playerId, reservation);
+  }
+
+  freeSeat(playerId: string): void {
+    this.seatMap?.delete(playerId);
+    if (this.seatMap?.size === 0) this.seatMap = undefined;
+  }
+
+  freeAllSeats(): void {
+    this.seatMap = undefined;
+  }
 }
+
+const NO_SEATS: ReadonlyMap<string, Reservation> = new Map();
 
 /** A party's promise of seats in one game, identified by the token its client was given. */
 export interface Reservation extends HeapItem {
@@ -32,10 +52,11 @@ export interface Reservation extends HeapItem {
   readonly expiresAt: number;
 }
 
-/** The game's place in the open-game bucket of one attribute subset. */
+/** The game's place among the open games of one attribute subset (see OpenGameIndex). */
 export interface SubsetEntry extends HeapItem {
   readonly game: GameRecord;
-  readonly subsetKey: string;
+  /** The subset's buckets, shared by every game with that subset; opaque outside OpenGameIndex. */
+  readonly subset: object;
   /** Open slots of the bucket the entry sits in; 0 when not indexed (closed or full). */
   slots: number;
 }

@@ -16,9 +16,37 @@ export class OpenGameIndex {
     private readonly order: 'fill' | 'spread',
   ) {}
 
-  /** Number of distinct attribute subsets that have at least one open game with room. */
+  /** Number of distinct attribute subsets among the factory's games. */
   get subsetCount(): number {
     return this.subsets.size;
+  }
+
+  /**
+   * Gives a game one entry per subset of its attributes (keys from SubsetKeys.ofEverySubset),
+   * not yet in any bucket. Entries hold their subset's buckets directly, so later moves need
+   * no hash look-up and games sharing a subset share one key string.
+   */
+  enter(game: GameRecord, subsetKeys: readonly string[]): void {
+    game.subsetEntries = subsetKeys.map((subsetKey) => {
+      let subset = this.subsets.get(subsetKey);
+      if (subset === undefined) {
+        subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
+        this.subsets.set(subsetKey, subset);
+      }
+      subset.members++;
+      return { game, subset, slots: 0, heapIndex: -1 };
+    });
+  }
+
+  /** Takes a game out entirely (it ended, or its attributes are about to change). */
+  leave(game: GameRecord): void {
+    this.place(game, 0);
+    for (const entry of game.subsetEntries) {
+      const subset = entry.subset as OpenSlotBuckets;
+      // Drop subsets nobody uses any more, so values that went out of use don't accumulate.
+      if (--subset.members === 0) this.subsets.delete(subset.subsetKey);
+    }
+    game.subsetEntries = [];
   }
 
   /**
@@ -28,8 +56,9 @@ export class OpenGameIndex {
   place(game: GameRecord, slots: number): void {
     for (const entry of game.subsetEntries) {
       if (entry.slots === slots) continue;
-      if (entry.slots > 0) this.take(entry);
-      if (slots > 0) this.put(entry, slots);
+      const subset = entry.subset as OpenSlotBuckets;
+      if (entry.slots > 0) subset.delete(entry);
+      if (slots > 0) subset.add(entry, slots);
     }
   }
 
@@ -37,11 +66,17 @@ export class OpenGameIndex {
   best(subsetKey: string, partySize: number): GameRecord | undefined {
     const buckets = this.subsets.get(subsetKey);
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
-    const [from, to, step] =
-      this.order === 'fill' ? [partySize, this.maxPlayers + 1, 1] : [this.maxPlayers, partySize - 1, -1];
-    for (let slots = from; slots !== to; slots += step) {
-      const top = buckets.bySlots[slots]?.peek();
-      if (top !== undefined) return top.game;
+    const { bySlots } = buckets;
+    if (this.order === 'fill') {
+      for (let slots = partySize; slots <= this.maxPlayers; slots++) {
+        const top = bySlots[slots]?.peek();
+        if (top !== undefined) return top.game;
+      }
+    } else {
+      for (let slots = this.maxPlayers; slots >= partySize; slots--) {
+        const top = bySlots[slots]?.peek();
+        if (top !== undefined) return top.game;
+      }
     }
     return undefined;
   }
@@ -57,26 +92,9 @@ export class OpenGameIndex {
         const ids = [...heap].sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((e) => e.game.gameId);
         bySlots.set(slots, ids);
       });
-      result.set(subsetKey, bySlots);
+      if (bySlots.size > 0) result.set(subsetKey, bySlots);
     }
     return result;
-  }
-
-  private put(entry: SubsetEntry, slots: number): void {
-    let buckets = this.subsets.get(entry.subsetKey);
-    if (buckets === undefined) {
-      buckets = new OpenSlotBuckets(this.maxPlayers);
-      this.subsets.set(entry.subsetKey, buckets);
-    }
-    buckets.add(entry, slots);
-  }
-
-  private take(entry: SubsetEntry): void {
-    const buckets = this.subsets.get(entry.subsetKey);
-    if (buckets === undefined) throw new Error(`open-game index lost subset ${entry.subsetKey}`);
-    buckets.delete(entry);
-    // Drop empty subsets so attribute values that went out of use don't accumulate.
-    if (buckets.entries === 0) this.subsets.delete(entry.subsetKey);
   }
 }
 
@@ -84,9 +102,13 @@ export class OpenGameIndex {
 class OpenSlotBuckets {
   /** Index = open slots (1..maxPlayers); created on first use. */
   readonly bySlots: (IndexedHeap<SubsetEntry> | undefined)[];
-  entries = 0;
+  /** Games that have this subset, in a bucket or not (closed, full). */
+  members = 0;
 
-  constructor(maxPlayers: number) {
+  constructor(
+    readonly subsetKey: string,
+    maxPlayers: number,
+  ) {
     this.bySlots = new Array<IndexedHeap<SubsetEntry> | undefined>(maxPlayers + 1);
   }
 
@@ -98,7 +120,6 @@ class OpenSlotBuckets {
     }
     heap.push(entry);
     entry.slots = slots;
-    this.entries++;
   }
 
   delete(entry: SubsetEntry): void {
@@ -106,7 +127,6 @@ class OpenSlotBuckets {
     if (heap === undefined) throw new Error(`open-game bucket ${entry.slots} is missing`);
     heap.remove(entry);
     entry.slots = 0;
-    this.entries--;
   }
 }
 

@@ -46,11 +46,12 @@ export class SubsetKeys {
     for (const [key, value] of attributes) parts.push([this.position(key), part(this.position(key), value)]);
     parts.sort((a, b) => a[0] - b[0]);
     const keys = new Array<string>(1 << parts.length);
-    keys[0] = '';
-    for (let mask = 1; mask < keys.length; mask++) {
-      // Prefix the lowest bit's pair (the earliest key) to the subset without it.
-      const low = 31 - Math.clz32(mask & -mask);
-      keys[mask] = (parts[low] as [number, string])[1] + (keys[mask & (mask - 1)] as string);
+    const chosen: string[] = [];
+    for (let mask = 0; mask < keys.length; mask++) {
+      chosen.length = 0;
+      for (let bit = 0; bit < parts.length; bit++) if (mask & (1 << bit)) chosen.push((parts[bit] as [number, string])[1]);
+      // join() yields one flat string; concatenation would keep a rope alive as the map key.
+      keys[mask] = chosen.join('');
     }
     return keys;
   }
