@@ -25,7 +25,7 @@ export function checkCase<State>(c: ComplexityCase<State>, overrides: Partial<Me
   }
   const second = measureCase(c, overrides);
   const combined: CaseMeasurement = {
-    name: c.name,
+    ...second,
     sizes: first.sizes.map((size, k) => fasterOf(size, second.sizes[k])),
     elapsedMs: first.elapsedMs + second.elapsedMs,
   };

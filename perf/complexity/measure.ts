@@ -11,29 +11,43 @@ export interface MeasureOptions {
   readonly targetSampleMs: number;
   /** Samples per size; the median is kept. */
   readonly samples: number;
+  /**
+   * 'cpu' (default) times samples with process.cpuUsage(), so time spent descheduled while other
+   * work holds both cores is not charged to the operation; 'wall' uses process.hrtime.
+   */
+  readonly clock: 'cpu' | 'wall';
+  /** Collections between rounds stop once one takes longer than this (large heaps). */
+  readonly collectionBudgetMs: number;
 }
 
 export const defaultMeasureOptions: MeasureOptions = {
   minLog2: 8,
   maxLog2: 16,
   targetSampleMs: 3,
-  samples: 7,
+  samples: 9,
+  clock: 'cpu',
+  collectionBudgetMs: 25,
 };
 
 export interface SizeMeasurement {
   readonly n: number;
   /** The W used at this size. */
   readonly callsPerSample: number;
-  /** Median over samples of the time per call. */
+  /** Median over samples of the time per call, on the chosen clock. */
   readonly nsPerCall: number;
-  /** Per-call time of every sample, in the order taken. */
+  /** Median over samples of the wall-clock time per call, for comparison. */
+  readonly wallNsPerCall: number;
+  /** Per-call time of every sample on the chosen clock, in the order taken. */
   readonly samplesNsPerCall: readonly number[];
 }
 
 export interface CaseMeasurement {
   readonly name: string;
+  readonly clock: MeasureOptions['clock'];
   readonly sizes: readonly SizeMeasurement[];
   readonly elapsedMs: number;
+  /** Where the time went, to tell a slow setup from slow collections or slow samples. */
+  readonly phasesMs: { readonly setup: number; readonly calibrate: number; readonly sample: number; readonly collect: number };
 }
 
 /** Results escape here so the optimiser can't drop calls whose value is unused. */
@@ -56,6 +70,7 @@ interface SizeUnderTest<State> {
   nextCall: number;
   callsPerSample: number;
   readonly samples: number[];
+  readonly wallSamples: number[];
 }
 
 type CallLoop = (run: (state: unknown, i: number) => unknown, state: unknown, firstCall: number, calls: number) => unknown;
@@ -74,37 +89,51 @@ function compileCallLoop(): CallLoop {
   ) as CallLoop;
 }
 
-function timeCalls<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUnderTest<State>, calls: number): number {
-  const start = process.hrtime.bigint();
+interface Timing {
+  readonly ns: number;
+  readonly wallNs: number;
+}
+
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+function timeCalls<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUnderTest<State>, calls: number, clock: MeasureOptions['clock']): Timing {
+  const cpuStart = cpuMicros();
+  const wallStart = process.hrtime.bigint();
   const result = loop(c.run as (state: unknown, i: number) => unknown, size.state, size.nextCall, calls);
-  const elapsedNs = Number(process.hrtime.bigint() - start);
+  const wallNs = Number(process.hrtime.bigint() - wallStart);
+  const cpuNs = (cpuMicros() - cpuStart) * 1000;
   size.nextCall += calls;
   blackhole = result;
-  return elapsedNs;
+  return { ns: clock === 'cpu' ? cpuNs : wallNs, wallNs };
 }
 
 /**
  * Warms the size up (JIT, caches) and picks W: double the calls until a batch lasts the target,
- * then time one more batch compiled and scale W to the target from it.
+ * then scale W to the target from the fastest of three more batches, so one collection landing in
+ * a batch doesn't shrink W.
  */
 function calibrate<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUnderTest<State>, options: MeasureOptions): void {
   const targetNs = options.targetSampleMs * 1e6;
+  const time = (calls: number): number => timeCalls(loop, c, size, calls, options.clock).ns;
   if (options.callsPerSample !== undefined) {
-    timeCalls(loop, c, size, options.callsPerSample);
+    time(options.callsPerSample);
     size.callsPerSample = options.callsPerSample;
     return;
   }
   let calls = 1;
-  while (timeCalls(loop, c, size, calls) < targetNs && calls < 1 << 30) calls *= 2;
-  const settledNs = Math.max(timeCalls(loop, c, size, calls), 1);
+  while (time(calls) < targetNs && calls < 1 << 30) calls *= 2;
+  const settledNs = Math.max(Math.min(time(calls), time(calls), time(calls)), 1);
   size.callsPerSample = Math.max(1, Math.ceil((calls * targetNs) / settledNs));
 }
 
 /**
  * The talk's procedure ("call tests W times and time the result, vary N from 2^a to 2^b"),
  * hardened for a noisy shared machine: all sizes are built first and sampled in interleaved
- * rounds, so a burst of load from a neighbour lands on every size rather than on one, and the
- * median of each size's samples is kept.
+ * rounds, so a burst of load from a neighbour, or the heap's collection cost, lands on every size
+ * rather than on one, and the median of each size's samples is kept.
  */
 export function measureCase<State>(c: ComplexityCase<State>, overrides: Partial<MeasureOptions> = {}): CaseMeasurement {
   const options: MeasureOptions = {
@@ -115,35 +144,64 @@ export function measureCase<State>(c: ComplexityCase<State>, overrides: Partial<
     ...overrides,
   };
   if (options.maxLog2 <= options.minLog2) throw new Error(`${c.name}: maxLog2 must exceed minLog2`);
-  const collect = findCollector();
-  const loop = compileCallLoop();
   const startedAt = performance.now();
+  const phasesMs = { setup: 0, calibrate: 0, sample: 0, collect: 0 };
+  const timed = <T>(phase: keyof typeof phasesMs, work: () => T): T => {
+    const start = performance.now();
+    try {
+      return work();
+    } finally {
+      phasesMs[phase] += performance.now() - start;
+    }
+  };
+  const collectGarbage = findCollector();
+  // A full collection of a large heap can cost a second; past the budget, medians do the job alone.
+  let collectBetweenRounds = true;
+  const collect = (): void => {
+    const ms = timed('collect', () => {
+      const start = performance.now();
+      collectGarbage();
+      return performance.now() - start;
+    });
+    if (ms > options.collectionBudgetMs) collectBetweenRounds = false;
+  };
+  const loop = compileCallLoop();
 
   const sizes: SizeUnderTest<State>[] = [];
   for (let log2 = options.minLog2; log2 <= options.maxLog2; log2++) {
     const n = 2 ** log2;
-    sizes.push({ n, state: c.setup(n), nextCall: 0, callsPerSample: 1, samples: [] });
-  }
-  for (const size of sizes) calibrate(loop, c, size, options);
-
-  for (let round = 0; round < options.samples; round++) {
-    collect();
-    // Rotate the starting size so no size always follows the collection or a particular neighbour.
-    for (let k = 0; k < sizes.length; k++) {
-      const size = sizes[(round + k) % sizes.length]!;
-      size.samples.push(timeCalls(loop, c, size, size.callsPerSample) / size.callsPerSample);
-    }
+    const state = timed('setup', () => c.setup(n));
+    sizes.push({ n, state, nextCall: 0, callsPerSample: 1, samples: [], wallSamples: [] });
   }
   collect();
+  timed('calibrate', () => {
+    for (const size of sizes) calibrate(loop, c, size, options);
+  });
+
+  for (let round = 0; round < options.samples; round++) {
+    if (collectBetweenRounds) collect();
+    timed('sample', () => {
+      // Rotate the starting size so no size always follows the collection or a particular neighbour.
+      for (let k = 0; k < sizes.length; k++) {
+        const size = sizes[(round + k) % sizes.length]!;
+        const timing = timeCalls(loop, c, size, size.callsPerSample, options.clock);
+        size.samples.push(timing.ns / size.callsPerSample);
+        size.wallSamples.push(timing.wallNs / size.callsPerSample);
+      }
+    });
+  }
 
   return {
     name: c.name,
+    clock: options.clock,
     sizes: sizes.map((s) => ({
       n: s.n,
       callsPerSample: s.callsPerSample,
       nsPerCall: median(s.samples),
+      wallNsPerCall: median(s.wallSamples),
       samplesNsPerCall: s.samples,
     })),
     elapsedMs: performance.now() - startedAt,
+    phasesMs,
   };
 }
