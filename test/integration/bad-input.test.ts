@@ -123,7 +123,7 @@ describe('bad input over gRPC: a clear error, and nobody else disturbed', () => 
     const Health = ((health.grpc as GrpcObject).health as GrpcObject).v1 as GrpcObject;
     const client = new (Health.Health as ServiceClientConstructor)(coordinator.address, credentials.createInsecure());
     const reply = await new Promise<{ status: string }>((resolve, reject) =>
-      client.check({ service: '' }, (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
+      client.check!({ service: '' }, (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
     );
     expect(reply.status).toBe('SERVING');
     client.close();
@@ -133,7 +133,7 @@ describe('bad input over gRPC: a clear error, and nobody else disturbed', () => 
     ) as GrpcObject;
     const Reflection = (((reflectionProto.grpc as GrpcObject).reflection as GrpcObject).v1 as GrpcObject).ServerReflection as ServiceClientConstructor;
     const reflection = new Reflection(coordinator.address, credentials.createInsecure());
-    const call = reflection.serverReflectionInfo();
+    const call = reflection.serverReflectionInfo!();
     const services = await new Promise<string[]>((resolve, reject) => {
       call.on('data', (res: { listServicesResponse?: { service: { name: string }[] } }) => {
         resolve(res.listServicesResponse!.service.map((s) => s.name));
