@@ -95,11 +95,12 @@ export function renderMarkdown(report: BenchReport, chartFiles: ReadonlyMap<stri
     lines.push(`## ${group}`, '');
     lines.push(`| ${withN ? 'n | ' : ''}subject | metric | value | vs gamefactory |`);
     lines.push(`| ${withN ? '---: | ' : ''}--- | --- | ---: | ---: |`);
-    // Metrics in order of first appearance, then by n: one block per metric reads like a chart.
+    // With n: a block per metric (first appearance first), rising n, like the chart. Without n:
+    // the suite's own order.
     const metricOrder = [...new Set(rows.map((r) => r.metric))];
-    const ordered = [...rows].sort(
-      (a, b) => metricOrder.indexOf(a.metric) - metricOrder.indexOf(b.metric) || (a.n ?? 0) - (b.n ?? 0),
-    );
+    const ordered = withN
+      ? [...rows].sort((a, b) => metricOrder.indexOf(a.metric) - metricOrder.indexOf(b.metric) || (a.n ?? 0) - (b.n ?? 0))
+      : rows;
     for (const row of ordered) {
       const ratio = ratioToOurs(row, rows);
       const direction = row.higherIsBetter ? '↑' : '↓';
