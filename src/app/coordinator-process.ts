@@ -38,14 +38,12 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const starts = await store.recordStart(Date.now());
   const metrics = new CoordinatorMetrics();
   const now = () => Date.now();
-  const coordinator = new Coordinator(options.config, {
-    now,
-    timers: realTimers,
-    newId: randomUUID,
-    random: Math.random,
-    log: options.log,
-    observer: metrics,
-  });
+  const restored = store.tickets.loadAll();
+  const coordinator = new Coordinator(
+    options.config,
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets },
+    restored,
+  );
   metrics.attach(coordinator);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
@@ -58,7 +56,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry);
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
     'gamefactory coordinator listening',
   );
 
@@ -70,6 +68,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     async stop() {
       await grpc.shutdown();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await store.tickets.flushed();
       await store.close();
     },
   };

@@ -7,14 +7,28 @@ import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
 import type {
   Assignment,
   FindRequest,
+  ServerCapacity,
   RunningGame,
   ServerChannel,
   ServerEvent,
   ServerHello,
   TicketListener,
 } from './messages.js';
-import type { CoordinatorDeps, FindOutcome } from './ports.js';
+import type { CoordinatorDeps, FindOutcome, TicketRecord } from './ports.js';
 import { fingerprint, queryKey, type Creation, type Ticket } from './tickets.js';
+
+function ticketIdReused(ticketId: string): MatchmakingError {
+  return new MatchmakingError(
+    'ALREADY_EXISTS',
+    `ticket_id: "${ticketId}" is already used by a different request; choose a new ticket id`,
+  );
+}
+
+interface RestoredTicket {
+  readonly record: TicketRecord;
+  readonly fingerprint: string;
+  readonly cancelExpiry: () => void;
+}
 
 interface ConnectedServer {
   readonly hello: ServerHello;
@@ -22,6 +36,11 @@ interface ConnectedServer {
   readonly factories: readonly string[];
   readonly games: Set<string>;
   readonly creations: Set<string>;
+  /** The capacity the server last advertised (kept while it is backed off). */
+  advertised: ServerCapacity;
+  /** Creations failed or timed out in a row. */
+  failures: number;
+  cancelBackoff: (() => void) | undefined;
 }
 
 interface RunningGameRecord {
@@ -37,6 +56,10 @@ const QUEUED_MATCH_WINDOW = 16;
 /** How many queue positions to refresh after the queue moves; the rest refresh periodically. */
 const POSITION_UPDATE_WINDOW = 64;
 const POSITION_REFRESH_MS = 1000;
+/** Circuit breaker: after this many failed creations in a row a server gets a rest, doubling each time. */
+const FAILURES_BEFORE_BACKOFF = 3;
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
 
 /**
  * The coordinator core: game servers, factories, tickets and game creations. Pure logic apart
@@ -60,13 +83,35 @@ export class Coordinator implements FactoryHost {
   /** Recent game starts, behind the wait estimates shown to queued clients. */
   private readonly starts = new DecayingRate(10_000);
   private cancelPositionRefresh: (() => void) | undefined;
+  /** Tickets that survived a restart, until their client retries or their time to live ends. */
+  private readonly restored = new Map<string, RestoredTicket>();
+  /** Tickets waiting for a factory no server serves yet (after a restart), by factory name. */
+  private readonly parked = new Map<string, Map<string, Ticket>>();
+  private nextArrival = 1;
 
   constructor(
     private readonly config: CoordinatorConfig,
     private readonly deps: CoordinatorDeps,
+    /** Waiting tickets from before a restart: retried with the same id, they keep their place. */
+    restored: readonly TicketRecord[] = [],
   ) {
     this.factories = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
     this.ledger = new SlotLedger(config.placement.policy);
+    const now = deps.now();
+    for (const record of restored) {
+      const id = record.request.ticketId;
+      this.nextArrival = Math.max(this.nextArrival, record.arrival + 1);
+      const left = record.createdAt + config.placement.ticketTtlMs - now;
+      if (left <= 0) {
+        deps.store?.remove(id);
+        continue;
+      }
+      const cancelExpiry = deps.timers.set(() => {
+        this.restored.delete(id);
+        deps.store?.remove(id);
+      }, left);
+      this.restored.set(id, { record, fingerprint: fingerprint(record.request), cancelExpiry });
+    }
   }
 
   // ---------------------------------------------------------------- game servers
@@ -87,7 +132,16 @@ export class Coordinator implements FactoryHost {
     }
     const identities = this.factories.hostable(hello.attributes, hello.templates);
     const names = identities.map((i) => i.name);
-    const server: ConnectedServer = { hello, channel, factories: names, games: new Set(), creations: new Set() };
+    const server: ConnectedServer = {
+      hello,
+      channel,
+      factories: names,
+      games: new Set(),
+      creations: new Set(),
+      advertised: hello.capacity,
+      failures: 0,
+      cancelBackoff: undefined,
+    };
     this.servers.set(hello.serverId, server);
     this.factories.attach(hello.serverId, identities);
     for (const game of hello.runningGames) this.adoptRunningGame(server, game);
@@ -96,7 +150,10 @@ export class Coordinator implements FactoryHost {
       { serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: server.games.size },
       'game server connected',
     );
-    for (const name of names) this.factories.get(name)!.offerSeats();
+    for (const name of names) {
+      this.admitParked(name);
+      this.factories.get(name)!.offerSeats();
+    }
     this.drainQueue();
     return names;
   }
@@ -133,7 +190,8 @@ export class Coordinator implements FactoryHost {
         return undefined;
       }
       case 'capacityChanged':
-        this.ledger.setCapacity(server.hello.serverId, event.capacity, now);
+        server.advertised = event.capacity;
+        if (!server.cancelBackoff) this.ledger.setCapacity(server.hello.serverId, event.capacity, now);
         this.drainQueue();
         return undefined;
     }
@@ -194,6 +252,7 @@ export class Coordinator implements FactoryHost {
   private removeServer(serverId: string): void {
     const server = this.servers.get(serverId)!;
     this.servers.delete(serverId);
+    server.cancelBackoff?.();
     this.ledger.removeServer(serverId);
     for (const gameId of server.games) this.endGame(this.games.get(gameId)!);
     for (const requestId of server.creations) this.takeBack(this.creations.get(requestId)!, 'disconnected');
@@ -226,9 +285,15 @@ export class Coordinator implements FactoryHost {
   find(request: FindRequest, listener: TicketListener): void {
     const existing = this.tickets.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
+    const restored = this.restored.get(request.ticketId);
+    if (restored && restored.fingerprint !== fingerprint(request)) throw ticketIdReused(request.ticketId);
 
-    const { name, state: runtime } = this.factories.select(request.template, request.partition);
-    runtime.validate(request);
+    // A restored ticket may come back before the servers do: it waits for its factory.
+    const name = restored
+      ? this.factories.resolve(request.template, request.partition)
+      : this.factories.select(request.template, request.partition).name;
+    const runtime = this.factories.get(name);
+    runtime?.validate(request);
     for (const player of request.party) {
       const ticketId = this.ticketOfPlayer.get(player.playerId);
       if (ticketId !== undefined) {
@@ -245,41 +310,68 @@ export class Coordinator implements FactoryHost {
         );
       }
     }
-    if (this.queue.depth(name) >= this.config.placement.maxQueuedPerFactory) {
+    if (!restored && this.queue.depth(name) >= this.config.placement.maxQueuedPerFactory) {
       throw new MatchmakingError(
         'RESOURCE_EXHAUSTED',
         `${name}: ${this.queue.depth(name)} requests already wait for a game server slot; retry later`,
-        this.estimatedWaitMs(name, 1),
+        this.estimatedWaitMs(name, 1) || 1000,
       );
     }
 
     const now = this.deps.now();
     this.demand.recordRequest(name, now);
+    const createdAt = restored?.record.createdAt ?? now;
     const ticket: Ticket = {
       id: request.ticketId,
       request,
       fingerprint: fingerprint(request),
       factory: name,
       playerIds: request.party.map((p) => p.playerId),
-      createdAt: now,
+      createdAt,
+      arrival: restored?.record.arrival ?? this.nextArrival++,
       state: 'matching',
       listener,
       creationId: undefined,
       assignment: undefined,
-      cancelExpiry: this.deps.timers.set(() => this.expire(request.ticketId), this.config.placement.ticketTtlMs),
+      cancelExpiry: this.deps.timers.set(
+        () => this.expire(request.ticketId),
+        createdAt + this.config.placement.ticketTtlMs - now,
+      ),
     };
+    if (restored) {
+      restored.cancelExpiry();
+      this.restored.delete(ticket.id);
+    } else {
+      this.deps.store?.save({ request, createdAt, arrival: ticket.arrival });
+    }
     this.tickets.set(ticket.id, ticket);
     for (const playerId of ticket.playerIds) this.ticketOfPlayer.set(playerId, ticket.id);
-    runtime.admit(ticket);
+    if (runtime) return runtime.admit(ticket);
+    let parked = this.parked.get(name);
+    if (!parked) this.parked.set(name, (parked = new Map()));
+    parked.set(ticket.id, ticket);
+    this.reportPosition(ticket);
+  }
+
+  /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */
+  private admitParked(name: string): void {
+    const parked = this.parked.get(name);
+    const runtime = this.factories.get(name);
+    if (!parked || !runtime) return;
+    this.parked.delete(name);
+    for (const ticket of [...parked.values()].sort((a, b) => a.arrival - b.arrival)) {
+      try {
+        runtime.validate(ticket.request);
+      } catch (error) {
+        this.finish(ticket, 'failed', error as MatchmakingError);
+        continue;
+      }
+      runtime.admit(ticket);
+    }
   }
 
   private resume(ticket: Ticket, request: FindRequest, listener: TicketListener): void {
-    if (ticket.fingerprint !== fingerprint(request)) {
-      throw new MatchmakingError(
-        'ALREADY_EXISTS',
-        `ticket_id: "${ticket.id}" is already used by a different request; choose a new ticket id`,
-      );
-    }
+    if (ticket.fingerprint !== fingerprint(request)) throw ticketIdReused(ticket.id);
     const previous = ticket.listener;
     ticket.listener = listener;
     if (previous && previous !== listener) {
@@ -325,6 +417,8 @@ export class Coordinator implements FactoryHost {
   /** Ends a waiting ticket without an assignment and frees its players. */
   private finish(ticket: Ticket, outcome: FindOutcome, error: MatchmakingError | undefined): void {
     this.tickets.delete(ticket.id);
+    this.deps.store?.remove(ticket.id);
+    this.parked.get(ticket.factory)?.delete(ticket.id);
     ticket.cancelExpiry();
     this.releasePlayers(ticket);
     const creation = ticket.creationId === undefined ? undefined : this.creations.get(ticket.creationId);
@@ -345,6 +439,7 @@ export class Coordinator implements FactoryHost {
   assignTicket(ticket: Ticket, assignment: Assignment): void {
     ticket.state = 'assigned';
     ticket.assignment = assignment;
+    this.deps.store?.remove(ticket.id);
     ticket.creationId = undefined;
     this.releasePlayers(ticket);
     const game = this.games.get(assignment.gameId);
@@ -364,6 +459,8 @@ export class Coordinator implements FactoryHost {
    * it is taken back).
    */
   createGame(creation: Creation): void {
+    // Older tickets first: a creation's place in line is its oldest ticket's arrival.
+    creation.priority ??= Math.min(...creation.ticketIds.map((id) => this.tickets.get(id)!.arrival));
     this.creations.set(creation.requestId, creation);
     for (const ticketId of creation.ticketIds) {
       const ticket = this.tickets.get(ticketId)!;
@@ -407,6 +504,7 @@ export class Coordinator implements FactoryHost {
   }
 
   private enqueue(creation: Creation): void {
+    creation.queuedAt = this.deps.now();
     creation.priority = this.queue.push(creation.factory, creation.requestId, creation.requestId, creation.priority);
     for (const ticketId of creation.ticketIds) this.reportPosition(this.tickets.get(ticketId)!);
     this.schedulePositionRefresh();
@@ -419,7 +517,10 @@ export class Coordinator implements FactoryHost {
     const serverId = creation.serverId!;
     creation.serverId = undefined;
     this.servers.get(serverId)?.creations.delete(creation.requestId);
-    if (cause !== 'disconnected') this.ledger.release(serverId);
+    if (cause !== 'disconnected') {
+      this.ledger.release(serverId);
+      this.recordFailure(serverId);
+    }
     this.deps.observer?.requeued(creation.factory, cause);
     if (creation.ticketIds.length === 0) {
       this.forgetCreation(creation);
@@ -438,6 +539,7 @@ export class Coordinator implements FactoryHost {
     }
     creation.cancelTimeout?.();
     server.creations.delete(requestId);
+    server.failures = 0;
     this.ledger.confirm(server.hello.serverId);
     this.starts.record(this.deps.now());
     this.forgetCreation(creation);
@@ -464,6 +566,26 @@ export class Coordinator implements FactoryHost {
     }
     runtime.offerSeats();
     return undefined;
+  }
+
+  /**
+   * Circuit breaker: a server that keeps failing creations gets none for a while (its slots are
+   * hidden from the ledger), so its requests go to healthy servers instead of bouncing.
+   */
+  private recordFailure(serverId: string): void {
+    const server = this.servers.get(serverId);
+    if (!server || ++server.failures < FAILURES_BEFORE_BACKOFF || server.cancelBackoff) return;
+    const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (server.failures - FAILURES_BEFORE_BACKOFF));
+    this.deps.log.warn({ serverId, failures: server.failures, backoffMs }, 'game server keeps failing creations; backing off');
+    this.deps.observer?.serverBackedOff(serverId, backoffMs);
+    const now = this.deps.now();
+    this.ledger.setCapacity(serverId, { ...server.advertised, maxGames: 0 }, now);
+    server.cancelBackoff = this.deps.timers.set(() => {
+      server.cancelBackoff = undefined;
+      if (this.servers.get(serverId) !== server) return;
+      this.ledger.setCapacity(serverId, server.advertised, this.deps.now());
+      this.drainQueue();
+    }, backoffMs);
   }
 
   private creationOn(server: ConnectedServer, requestId: string): Creation | undefined {
@@ -553,7 +675,9 @@ export class Coordinator implements FactoryHost {
       const creation = this.creations.get(next.payload)!;
       creation.priority = next.priority;
       moved.add(creation.factory);
-      if (!this.dispatch(creation)) {
+      if (this.dispatch(creation)) {
+        this.deps.observer?.dequeued(creation.factory, now - (creation.queuedAt ?? now));
+      } else {
         blocked.add(creation.factory);
         this.queue.push(creation.factory, creation.requestId, creation.requestId, creation.priority);
         const at = this.ledger.nextStartAt(creation.factory, now);

@@ -1,3 +1,5 @@
+import type { FindRequest } from './messages.js';
+
 /** What the coordinator core needs from its surroundings, injected so tests control it. */
 
 export interface Timers {
@@ -19,6 +21,24 @@ export interface CoordinatorObserver {
   placed(factory: string): void;
   requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void;
   serverMessageRejected(reason: string): void;
+  /** A creation left the queue for a server after waiting `waitedMs`. */
+  dequeued(factory: string, waitedMs: number): void;
+  /** A server kept failing creations and gets no new ones for `backoffMs`. */
+  serverBackedOff(serverId: string, backoffMs: number): void;
+}
+
+/** What is kept of a waiting ticket so a restarted coordinator gives it its place back. */
+export interface TicketRecord {
+  readonly request: FindRequest;
+  readonly createdAt: number;
+  /** Global arrival order: the ticket's priority in the creation queue. */
+  readonly arrival: number;
+}
+
+/** Durable waiting tickets (LMDB in the embedded deployment). Writes are fire-and-forget. */
+export interface TicketStore {
+  save(record: TicketRecord): void;
+  remove(ticketId: string): void;
 }
 
 export interface CoordinatorDeps {
@@ -29,6 +49,7 @@ export interface CoordinatorDeps {
   readonly random: () => number;
   readonly log: Log;
   readonly observer?: CoordinatorObserver;
+  readonly store?: TicketStore;
 }
 
 export const realTimers: Timers = {

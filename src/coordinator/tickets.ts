@@ -16,6 +16,8 @@ export interface Ticket {
   readonly factory: string;
   readonly playerIds: readonly string[];
   readonly createdAt: number;
+  /** Global arrival order, kept across restarts: the ticket's priority for a slot. */
+  readonly arrival: number;
   state: 'matching' | 'placing' | 'assigned';
   listener: TicketListener | undefined;
   /** The game creation carrying this ticket, while placing. */
@@ -46,6 +48,8 @@ export interface Creation {
   readonly token: string;
   /** Queue sequence number: a creation taken back returns at this priority. */
   priority: number | undefined;
+  /** When it last joined the queue, for the wait-time metric. */
+  queuedAt?: number;
   serverId: string | undefined;
   cancelTimeout: (() => void) | undefined;
 }

@@ -136,6 +136,16 @@ export class FactoryRegistry<T> {
    * a factory no connected server serves is FAILED_PRECONDITION.
    */
   select(templateName: string, partition: AttributeSet): { name: string; state: T } {
+    const name = this.resolve(templateName, partition);
+    const factory = this.live.get(name);
+    if (!factory || factory.servers.size === 0) {
+      throw new MatchmakingError('FAILED_PRECONDITION', `no connected game server serves ${name}`);
+    }
+    return { name, state: factory.state };
+  }
+
+  /** The name of the factory a request selects, whether or not it is live; throws as select does. */
+  resolve(templateName: string, partition: AttributeSet): string {
     const template = this.resolveTemplate(templateName);
     const allowed = this.allowed.get(template.name)!;
     for (const key of partition.keys()) {
@@ -158,12 +168,7 @@ export class FactoryRegistry<T> {
         );
       }
     }
-    const name = factoryName(template, partition);
-    const factory = this.live.get(name);
-    if (!factory || factory.servers.size === 0) {
-      throw new MatchmakingError('FAILED_PRECONDITION', `no connected game server serves ${name}`);
-    }
-    return { name, state: factory.state };
+    return factoryName(template, partition);
   }
 
   /** The template a request names; may be left out when the config has only one. */

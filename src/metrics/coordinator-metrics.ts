@@ -17,6 +17,8 @@ export class CoordinatorMetrics implements CoordinatorObserver {
   private readonly placements: Counter<'factory'>;
   private readonly requeues: Counter<'factory' | 'cause'>;
   private readonly rejections: Counter<'message'>;
+  private readonly queueWait: Histogram<'factory'>;
+  private readonly backoffs: Counter;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -57,6 +59,32 @@ export class CoordinatorMetrics implements CoordinatorObserver {
       help: 'Game server messages rejected (out of order, unknown game...)',
       labelNames: ['message'],
       registers,
+    });
+    this.queueWait = new Histogram({
+      name: 'gamefactory_queue_wait_seconds',
+      help: 'Time game creations waited in the queue for a slot',
+      labelNames: ['factory'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers,
+    });
+    this.backoffs = new Counter({
+      name: 'gamefactory_server_backoffs_total',
+      help: 'Times a game server that kept failing creations was backed off (circuit breaker)',
+      registers,
+    });
+    new Gauge({
+      name: 'gamefactory_queue_depth',
+      help: 'Game creations waiting for a slot, by factory',
+      labelNames: ['factory'],
+      registers,
+      collect: (() => {
+        const self = this;
+        return function (this: Gauge<'factory'>) {
+          this.reset();
+          const c = self.coordinator;
+          if (c) for (const factory of c.factoryNames()) this.set({ factory }, c.queuedIn(factory));
+        };
+      })(),
     });
     const gauge = (name: string, help: string, read: (s: ReturnType<Coordinator['snapshot']>) => number) =>
       new Gauge({
@@ -102,6 +130,14 @@ export class CoordinatorMetrics implements CoordinatorObserver {
 
   serverMessageRejected(message: string): void {
     this.rejections.inc({ message });
+  }
+
+  dequeued(factory: string, waitedMs: number): void {
+    this.queueWait.observe({ factory }, waitedMs / 1000);
+  }
+
+  serverBackedOff(): void {
+    this.backoffs.inc();
   }
 }
 

@@ -1,16 +1,21 @@
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
+import { LmdbTicketStore } from './lmdb-ticket-store.js';
 
 /**
  * The embedded store: one LMDB environment in the data directory. Running games are not ours to
  * persist (servers re-announce them); what must survive a restart lives here.
  */
 export class LmdbStore {
-  private constructor(readonly root: RootDatabase) {}
+  readonly tickets: LmdbTicketStore;
+
+  private constructor(readonly root: RootDatabase) {
+    this.tickets = new LmdbTicketStore(root);
+  }
 
   static open(dataDir: string): LmdbStore {
     mkdirSync(dataDir, { recursive: true });
-    return new LmdbStore(open({ path: dataDir, compression: false }));
+    return new LmdbStore(open({ path: dataDir, compression: false, maxDbs: 8 }));
   }
 
   /** Counts coordinator starts, so logs and operators can tell a restart from a first start. */
