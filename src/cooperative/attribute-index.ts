@@ -8,6 +8,9 @@ import type { GameRecord } from './game-record.js';
  */
 export class AttributeIndex {
   private readonly byKey = new Map<string, Map<ValueKey, Set<GameRecord>>>();
+  /** Values no game has any more, and all values; empty sets are swept, not deleted one by one. */
+  private emptySets = 0;
+  private sets = 0;
 
   add(game: GameRecord): void {
     for (const [key, value] of game.attributes) {
@@ -20,6 +23,9 @@ export class AttributeIndex {
       if (games === undefined) {
         games = new Set();
         byValue.set(value, games);
+        this.sets++;
+      } else if (games.size === 0) {
+        this.emptySets--;
       }
       games.add(game);
     }
@@ -31,10 +37,18 @@ export class AttributeIndex {
       const games = byValue?.get(value);
       if (byValue === undefined || games === undefined) throw new Error(`attribute index lost ${key}=${value}`);
       games.delete(game);
-      if (games.size > 0) continue;
-      byValue.delete(value);
-      if (byValue.size === 0) this.byKey.delete(key);
+      if (games.size === 0) this.emptySets++;
     }
+    // Same reason as in OpenGameIndex.leave: V8 Maps degrade under delete/re-add of one key.
+    if (this.emptySets > 64 && this.emptySets * 2 > this.sets) this.sweep();
+  }
+
+  private sweep(): void {
+    for (const byValue of this.byKey.values()) {
+      for (const [value, games] of byValue) if (games.size === 0) byValue.delete(value);
+    }
+    this.sets -= this.emptySets;
+    this.emptySets = 0;
   }
 
   /** The games whose attribute `key` has `value` (empty when none). */
@@ -47,8 +61,8 @@ export class AttributeIndex {
     const result = new Map<string, Map<ValueKey, string[]>>();
     for (const [key, byValue] of this.byKey) {
       const values = new Map<ValueKey, string[]>();
-      for (const [value, games] of byValue) values.set(value, [...games].map((g) => g.gameId).sort());
-      result.set(key, values);
+      for (const [value, games] of byValue) if (games.size > 0) values.set(value, [...games].map((g) => g.gameId).sort());
+      if (values.size > 0) result.set(key, values);
     }
     return result;
   }

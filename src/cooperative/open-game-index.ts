@@ -10,6 +10,8 @@ import { newerGameFirst, type GameRecord, type SubsetEntry } from './game-record
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
+  /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
+  private unusedSubsets = 0;
 
   constructor(
     private readonly maxPlayers: number,
@@ -32,6 +34,8 @@ export class OpenGameIndex {
       if (subset === undefined) {
         subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
         this.subsets.set(subsetKey, subset);
+      } else if (subset.members === 0) {
+        this.unusedSubsets--;
       }
       subset.members++;
       return { game, subset, slots: 0, heapIndex: -1 };
@@ -42,11 +46,16 @@ export class OpenGameIndex {
   leave(game: GameRecord): void {
     this.place(game, 0);
     for (const entry of game.subsetEntries) {
-      const subset = entry.subset as OpenSlotBuckets;
-      // Drop subsets nobody uses any more, so values that went out of use don't accumulate.
-      if (--subset.members === 0) this.subsets.delete(subset.subsetKey);
+      if (--(entry.subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
     game.subsetEntries = [];
+    // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
+    // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
+    // same key (one game toggling a quest) makes every look-up of it walk a growing chain.
+    if (this.unusedSubsets > 64 && this.unusedSubsets * 2 > this.subsets.size) {
+      for (const [subsetKey, subset] of this.subsets) if (subset.members === 0) this.subsets.delete(subsetKey);
+      this.unusedSubsets = 0;
+    }
   }
 
   /**
