@@ -66,6 +66,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     metricsPort: http.port,
     metrics,
     async stop() {
+      coordinator.beginShutdown();
       await grpc.shutdown();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await store.tickets.flushed();

@@ -88,6 +88,7 @@ export class Coordinator implements FactoryHost {
   /** Tickets waiting for a factory no server serves yet (after a restart), by factory name. */
   private readonly parked = new Map<string, Map<string, Ticket>>();
   private nextArrival = 1;
+  private stopping = false;
 
   constructor(
     private readonly config: CoordinatorConfig,
@@ -397,6 +398,8 @@ export class Coordinator implements FactoryHost {
     const ticket = this.tickets.get(ticketId);
     if (!ticket || ticket.listener !== listener) return;
     ticket.listener = undefined;
+    // Streams cut by our own shutdown are not clients giving up: their tickets stay stored.
+    if (this.stopping) return;
     if (ticket.state !== 'assigned') this.finish(ticket, 'cancelled', undefined);
   }
 
@@ -759,6 +762,11 @@ export class Coordinator implements FactoryHost {
       game?.players.delete(playerId);
       if (this.gameOfPlayer.get(playerId) === gameId) this.gameOfPlayer.delete(playerId);
     }
+  }
+
+  /** The process is going down: from now on, nothing the closing streams do changes stored state. */
+  beginShutdown(): void {
+    this.stopping = true;
   }
 
   // ---------------------------------------------------------------- reading

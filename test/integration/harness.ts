@@ -14,20 +14,32 @@ export class TestCoordinator {
   private readonly clients: MatchmakerClient[] = [];
 
   private constructor(
-    readonly running: RunningCoordinator,
+    public running: RunningCoordinator,
     private readonly dataDir: string,
+    private readonly yaml: string,
   ) {}
 
   static async start(yaml: string): Promise<TestCoordinator> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-test-'));
-    const running = await startCoordinatorProcess({
+    return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0), dataDir, yaml);
+  }
+
+  private static launch(yaml: string, dataDir: string, port: number): Promise<RunningCoordinator> {
+    return startCoordinatorProcess({
       config: parseConfig(yaml, 'test.yaml'),
-      listen: '127.0.0.1:0',
+      listen: `127.0.0.1:${port}`,
       metricsListen: '127.0.0.1:0',
       dataDir,
       log: silentLog,
     });
-    return new TestCoordinator(running, dataDir);
+  }
+
+  /** Stops the coordinator and starts a new one on the same port and data directory. */
+  async restart(): Promise<void> {
+    for (const s of this.servers.splice(0)) s.close();
+    const port = this.running.grpcPort;
+    await this.running.stop();
+    this.running = await TestCoordinator.launch(this.yaml, this.dataDir, port);
   }
 
   get address(): string {
