@@ -2,7 +2,7 @@ import { credentials } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { findGameRequest } from '../src/clients/find-game.js';
 import { MatchmakerClient, type FindGameUpdate } from '../src/generated/gamefactory/v1/matchmaker.js';
-import { parsePairs } from './plain-attributes.js';
+import { parsePairs } from '../src/clients/plain-pairs.js';
 
 /** An example player client: FindGame, printing every update until the assignment. */
 export async function runExampleClient(opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) {

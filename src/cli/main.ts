@@ -78,6 +78,25 @@ program
     await runExampleClient(opts);
   });
 
+program
+  .command('loadgen')
+  .description('load generator: fake game servers and a FindGame arrival rate against any coordinator')
+  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
+  .option('--servers <n>', 'fake game servers to connect', '10')
+  .option('--max-games <n>', 'slots per fake server', '1000')
+  .option('--players-per-game <n>', 'a fake server ends a game when this many players are in it', '4')
+  .option('--tickets <n>', 'FindGame tickets to send', '20000')
+  .option('--rate <n>', 'arrivals per second (0: as fast as --concurrency allows)', '0')
+  .option('--concurrency <n>', 'most tickets in flight', '512')
+  .option('--mode <mode>', 'unary (a FindGame call per ticket) or stream (one FindGames stream)', 'stream')
+  .option('--template <name>', 'factory template', 'diablo')
+  .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
+  .option('--match <key=value...>', 'matchable attributes', [])
+  .action(async (opts: Record<string, string & string[]>) => {
+    const { runLoadCommand } = await import('../loadgen/load-command.js');
+    await runLoadCommand(opts);
+  });
+
 program.parseAsync().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

@@ -55,6 +55,8 @@ export class GameServerConnection {
       autoJoin?: boolean;
       /** Answer keepalives (default true): a server that does not is dropped. */
       answerKeepalive?: boolean;
+      /** End a game as soon as this many players are in it (load generation: games play instantly). */
+      endWhenFull?: number;
     } = {},
   ) {
     this.client = new GameServerLinkClient(address, credentials.createInsecure());
@@ -147,7 +149,14 @@ export class GameServerConnection {
     game?.expected.delete(playerId);
     game?.players.add(playerId);
     this.send({ event: { $case: 'playerJoined', value: { gameId, playerId } } });
+    if (game && this.behaviour.endWhenFull !== undefined && game.players.size >= this.behaviour.endWhenFull) {
+      this.gamesEnded++;
+      this.endGame(gameId);
+    }
   }
+
+  /** Games ended because they filled up (with `endWhenFull`). */
+  gamesEnded = 0;
 
   leave(gameId: string, playerId: string): void {
     this.games.get(gameId)?.players.delete(playerId);
