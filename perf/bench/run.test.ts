@@ -19,7 +19,7 @@ describe('bench runner', () => {
   test('the transport floor reports positive rates and latencies in quick mode', async () => {
     const result = await runSuite(transportFloor, { quick: true });
     expect(result.error).toBeUndefined();
-    expect(result.rows.map((r) => r.metric).sort()).toEqual(['calls/s', 'msgs/s', 'p50 ms', 'p50 ms', 'p99 ms', 'p99 ms']);
+    expect(result.rows.map((r) => r.metric).sort()).toEqual(['calls/s', 'cpu µs per echo', 'cpu µs per echo', 'msgs/s', 'p50 ms', 'p50 ms', 'p99 ms', 'p99 ms']);
     for (const row of result.rows) {
       expect(Number.isFinite(row.value), `${row.subject} ${row.metric}`).toBe(true);
       expect(row.value, `${row.subject} ${row.metric}`).toBeGreaterThan(0);

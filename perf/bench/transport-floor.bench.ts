@@ -91,13 +91,32 @@ class LatencySamples {
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
+interface EchoResult {
+  readonly perSecond: number;
+  /** Process CPU time (client and server) per echo: steadier than the rate when the cores are shared. */
+  readonly cpuMicrosPerEcho: number;
+  readonly latency: LatencySamples;
+}
+
+/** Starts counting process CPU time when the measured window opens. */
+class CpuMeter {
+  private startedAt: NodeJS.CpuUsage | undefined;
+  open(): void {
+    this.startedAt ??= process.cpuUsage();
+  }
+  perEcho(echoes: number): number {
+    const used = process.cpuUsage(this.startedAt);
+    return (used.user + used.system) / Math.max(echoes, 1);
+  }
+}
+
 interface Phase {
   readonly warmupMs: number;
   readonly measureMs: number;
 }
 
 /** Keeps `unaryInFlight` calls outstanding; counts and times only calls started after warm-up. */
-async function measureUnary(client: EchoClient, phase: Phase): Promise<{ perSecond: number; latency: LatencySamples }> {
+async function measureUnary(client: EchoClient, phase: Phase): Promise<EchoResult> {
   const payload = Buffer.alloc(payloadBytes, 1);
   const call = (): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -106,14 +125,16 @@ async function measureUnary(client: EchoClient, phase: Phase): Promise<{ perSeco
   const latency = new LatencySamples();
   const measureFrom = nowMs() + phase.warmupMs;
   const measureUntil = measureFrom + phase.measureMs;
+  const cpu = new CpuMeter();
   const worker = async (): Promise<void> => {
     for (let started = nowMs(); started < measureUntil; started = nowMs()) {
+      if (started >= measureFrom) cpu.open();
       await call();
       if (started >= measureFrom) latency.add(nowMs() - started);
     }
   };
   await Promise.all(Array.from({ length: unaryInFlight }, worker));
-  return { perSecond: latency.size / (phase.measureMs / 1000), latency };
+  return { perSecond: latency.size / (phase.measureMs / 1000), cpuMicrosPerEcho: cpu.perEcho(latency.size), latency };
 }
 
 /**
@@ -121,7 +142,7 @@ async function measureUnary(client: EchoClient, phase: Phase): Promise<{ perSeco
  * whenever write() asks for it until 'drain'. Echoes come back in order, so a FIFO of send times
  * gives each message's round trip.
  */
-async function measureStream(client: EchoClient, phase: Phase): Promise<{ perSecond: number; latency: LatencySamples }> {
+async function measureStream(client: EchoClient, phase: Phase): Promise<EchoResult> {
   const stream = client.stream();
   const payload = Buffer.alloc(payloadBytes, 2);
   const latency = new LatencySamples();
@@ -131,6 +152,7 @@ async function measureStream(client: EchoClient, phase: Phase): Promise<{ perSec
   const measureUntil = measureFrom + phase.measureMs;
   let writable = true;
   let sending = true;
+  const cpu = new CpuMeter();
 
   return new Promise((resolve, reject) => {
     const pump = (): void => {
@@ -141,6 +163,7 @@ async function measureStream(client: EchoClient, phase: Phase): Promise<{ perSec
           stream.end();
           break;
         }
+        if (now >= measureFrom) cpu.open();
         sentAt.push(now);
         writable = stream.write(payload);
       }
@@ -159,15 +182,18 @@ async function measureStream(client: EchoClient, phase: Phase): Promise<{ perSec
       pump();
     });
     stream.on('error', reject);
-    stream.on('end', () => resolve({ perSecond: latency.size / (phase.measureMs / 1000), latency }));
+    stream.on('end', () =>
+      resolve({ perSecond: latency.size / (phase.measureMs / 1000), cpuMicrosPerEcho: cpu.perEcho(latency.size), latency }),
+    );
     pump();
   });
 }
 
-function rowsFor(subject: string, rate: string, result: { perSecond: number; latency: LatencySamples }): BenchRow[] {
+function rowsFor(subject: string, rate: string, result: EchoResult): BenchRow[] {
   const group = 'transport floor: grpc-js over loopback';
   return [
     { group, subject, metric: rate, value: result.perSecond, higherIsBetter: true },
+    { group, subject, metric: 'cpu µs per echo', value: result.cpuMicrosPerEcho, higherIsBetter: false },
     { group, subject, metric: 'p50 ms', value: result.latency.percentile(50), higherIsBetter: false },
     { group, subject, metric: 'p99 ms', value: result.latency.percentile(99), higherIsBetter: false },
   ];
@@ -176,7 +202,7 @@ function rowsFor(subject: string, rate: string, result: { perSecond: number; lat
 const transportFloor: BenchSuite = {
   name: 'transport-floor',
   async run(options: BenchOptions): Promise<BenchRow[]> {
-    const phase: Phase = options.quick ? { warmupMs: 100, measureMs: 500 } : { warmupMs: 500, measureMs: 3000 };
+    const phase: Phase = options.quick ? { warmupMs: 200, measureMs: 500 } : { warmupMs: 1000, measureMs: 3000 };
     const { server, port } = await startEchoServer();
     const client = new EchoClientConstructor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
     try {
