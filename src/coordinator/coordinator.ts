@@ -56,6 +56,8 @@ const QUEUED_MATCH_WINDOW = 16;
 /** How many queue positions to refresh after the queue moves; the rest refresh periodically. */
 const POSITION_UPDATE_WINDOW = 64;
 const POSITION_REFRESH_MS = 1000;
+/** Queue positions refreshed each period, per factory: the head moves; the tail hears when it nears. */
+const POSITION_REFRESH_WINDOW = 1000;
 /** Circuit breaker: after this many failed creations in a row a server gets a rest, doubling each time. */
 const FAILURES_BEFORE_BACKOFF = 3;
 const FIRST_BACKOFF_MS = 1000;
@@ -334,6 +336,7 @@ export class Coordinator implements FactoryHost {
       listener,
       creationId: undefined,
       assignment: undefined,
+      persisted: restored !== undefined,
       cancelExpiry: this.deps.timers.set(
         () => this.expire(request.ticketId),
         createdAt + this.config.placement.ticketTtlMs - now,
@@ -342,16 +345,35 @@ export class Coordinator implements FactoryHost {
     if (restored) {
       restored.cancelExpiry();
       this.restored.delete(ticket.id);
-    } else {
-      this.deps.store?.save({ request, createdAt, arrival: ticket.arrival });
     }
     this.tickets.set(ticket.id, ticket);
     for (const playerId of ticket.playerIds) this.ticketOfPlayer.set(playerId, ticket.id);
-    if (runtime) return runtime.admit(ticket);
-    let parked = this.parked.get(name);
-    if (!parked) this.parked.set(name, (parked = new Map()));
-    parked.set(ticket.id, ticket);
-    this.reportPosition(ticket);
+    if (runtime) {
+      runtime.admit(ticket);
+    } else {
+      let parked = this.parked.get(name);
+      if (!parked) this.parked.set(name, (parked = new Map()));
+      parked.set(ticket.id, ticket);
+      this.reportPosition(ticket);
+    }
+    // Pooled or parked: it waits, so it must survive a restart (queued ones are stored on enqueue).
+    if (ticket.state === 'matching') this.persist(ticket);
+  }
+
+  /**
+   * Stores a ticket that has to wait. Tickets matched at once, or riding a creation already on
+   * its way to a server, are never written: the common case costs no disk write.
+   */
+  private persist(ticket: Ticket): void {
+    if (ticket.persisted || !this.deps.store) return;
+    ticket.persisted = true;
+    this.deps.store.save({ request: ticket.request, createdAt: ticket.createdAt, arrival: ticket.arrival });
+  }
+
+  private unpersist(ticket: Ticket): void {
+    if (!ticket.persisted) return;
+    ticket.persisted = false;
+    this.deps.store?.remove(ticket.id);
   }
 
   /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */
@@ -420,7 +442,7 @@ export class Coordinator implements FactoryHost {
   /** Ends a waiting ticket without an assignment and frees its players. */
   private finish(ticket: Ticket, outcome: FindOutcome, error: MatchmakingError | undefined): void {
     this.tickets.delete(ticket.id);
-    this.deps.store?.remove(ticket.id);
+    this.unpersist(ticket);
     this.parked.get(ticket.factory)?.delete(ticket.id);
     ticket.cancelExpiry();
     this.releasePlayers(ticket);
@@ -442,7 +464,7 @@ export class Coordinator implements FactoryHost {
   assignTicket(ticket: Ticket, assignment: Assignment): void {
     ticket.state = 'assigned';
     ticket.assignment = assignment;
-    this.deps.store?.remove(ticket.id);
+    this.unpersist(ticket);
     ticket.creationId = undefined;
     this.releasePlayers(ticket);
     const game = this.games.get(assignment.gameId);
@@ -509,7 +531,11 @@ export class Coordinator implements FactoryHost {
   private enqueue(creation: Creation): void {
     creation.queuedAt = this.deps.now();
     creation.priority = this.queue.push(creation.factory, creation.requestId, creation.requestId, creation.priority);
-    for (const ticketId of creation.ticketIds) this.reportPosition(this.tickets.get(ticketId)!);
+    for (const ticketId of creation.ticketIds) {
+      const ticket = this.tickets.get(ticketId)!;
+      this.persist(ticket);
+      this.reportPosition(ticket);
+    }
     this.schedulePositionRefresh();
   }
 
@@ -709,12 +735,13 @@ export class Coordinator implements FactoryHost {
       if (ticket.state === 'matching') ticket.listener?.update({ kind: 'queued', factory: ticket.factory, position: 0, estimatedWaitMs: 0 });
       return;
     }
-    const position = this.queue.position(ticket.creationId!) ?? 0;
+    const position = this.queue.position(ticket.creationId!);
+    if (position === undefined) return; // on its way to a server: the assignment comes next
     ticket.listener.update({
       kind: 'queued',
       factory: ticket.factory,
       position,
-      estimatedWaitMs: position === 0 ? 0 : this.estimatedWaitMs(ticket.factory, position),
+      estimatedWaitMs: this.estimatedWaitMs(ticket.factory, position),
     });
   }
 
@@ -728,7 +755,7 @@ export class Coordinator implements FactoryHost {
     if (this.cancelPositionRefresh) return;
     this.cancelPositionRefresh = this.deps.timers.set(() => {
       this.cancelPositionRefresh = undefined;
-      for (const factory of this.factories.names()) this.reportPositions(factory, Number.MAX_SAFE_INTEGER);
+      for (const factory of this.factories.names()) this.reportPositions(factory, POSITION_REFRESH_WINDOW);
       if (this.queue.depth() > 0) this.schedulePositionRefresh();
     }, POSITION_REFRESH_MS);
   }

@@ -23,6 +23,8 @@ export interface Ticket {
   /** The game creation carrying this ticket, while placing. */
   creationId: string | undefined;
   assignment: Assignment | undefined;
+  /** Written to the ticket store (it had to wait). */
+  persisted: boolean;
   cancelExpiry: () => void;
 }
 
