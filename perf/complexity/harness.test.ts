@@ -31,6 +31,14 @@ describe('fitGrowth on exact curves', () => {
     expect(withinBudget(fit.fitted, 'O(1)')).toBe(true);
   });
 
+  test('a structure whose staircase spans most of the range, then levels off, stays within O(1)', () => {
+    // Measured: placement re-key on n servers, 2^10..2^16; both whole-range slopes reached 0.5.
+    const staircase = [465.7, 751.4, 1360, 2090, 3010, 3150, 3350];
+    const fit = fitGrowth(staircase.map((nsPerCall, k) => ({ n: 2 ** (10 + k), nsPerCall })));
+    expect(fit.medianDoublingSlope).toBeGreaterThan(0.5);
+    expect(withinBudget(fit.fitted, 'O(1)')).toBe(true);
+  });
+
   test('a linear scan hidden behind a 2 µs operation is still O(n)', () => {
     expect(fitGrowth(curve((n) => 2000 + n)).fitted).toBe('O(n)');
   });

@@ -14,17 +14,17 @@ function seconds(ms: number): string {
 export function formatVerdict(verdict: CaseVerdict): string {
   const { fit, measurement } = verdict;
   const lines = [`${verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.name}`];
-  lines.push(`  ${'n'.padStart(8)}  ${'W'.padStart(9)}  ${`${measurement.clock} time`.padStart(10)}  ${'slope'.padStart(6)}  ${'wall time'.padStart(10)}`);
+  lines.push(`  ${'n'.padStart(8)}  ${'W'.padStart(9)}  ${`${measurement.clock === 'main' ? 'main thread' : `${measurement.clock} time`}`.padStart(11)}  ${'slope'.padStart(6)}  ${'wall time'.padStart(10)}`);
   measurement.sizes.forEach((size, k) => {
     // The slope column is the growth from the previous size, log2(t/t_prev) per doubling of n.
     const slope = k === 0 ? '' : (fit.doublingSlopes[k - 1] ?? Number.NaN).toFixed(2);
     lines.push(
-      `  ${String(size.n).padStart(8)}  ${String(size.callsPerSample).padStart(9)}  ${formatNs(size.nsPerCall).padStart(10)}  ${slope.padStart(6)}  ${formatNs(size.wallNsPerCall).padStart(10)}`,
+      `  ${String(size.n).padStart(8)}  ${String(size.callsPerSample).padStart(9)}  ${formatNs(size.nsPerCall).padStart(11)}  ${slope.padStart(6)}  ${formatNs(size.wallNsPerCall).padStart(10)}`,
     );
   });
   lines.push(
     `  fitted ${fit.fitted} (budget ${verdict.budget}): median doubling slope ${fit.medianDoublingSlope.toFixed(2)}, ` +
-      `least-squares slope ${fit.leastSquaresSlope.toFixed(2)}, growth beyond n^power ${fit.residualGrowth.toFixed(2)}x ` +
+      `least-squares slope ${fit.leastSquaresSlope.toFixed(2)}, upper half ${fit.upperHalfSlope.toFixed(2)}, growth beyond n^power ${fit.residualGrowth.toFixed(2)}x ` +
       `(log factor predicts ${fit.logFactorPrediction.toFixed(2)}x)` +
       `${verdict.remeasured ? ', re-measured' : ''}`,
     `  took ${seconds(measurement.elapsedMs)} s: setup ${seconds(measurement.phasesMs.setup)}, ` +
