@@ -3,6 +3,7 @@ import type { CoordinatorConfig } from '../config/config.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import { realTimers, type Log } from '../coordinator/ports.js';
 import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
+import { InProcessPlacement } from '../placement/index.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 
@@ -39,12 +40,14 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const metrics = new CoordinatorMetrics();
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
+  const placement = new InProcessPlacement(options.config.placement.policy, now);
   const coordinator = new Coordinator(
     options.config,
     { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets },
+    placement,
     restored,
   );
-  metrics.attach(coordinator);
+  metrics.attach(coordinator, placement);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     coordinator,

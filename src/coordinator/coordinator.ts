@@ -1,13 +1,12 @@
-import type { AttributeSet } from '../attributes/attribute-value.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
-import { CreationQueue, DecayingRate, DemandApportion, SlotLedger, estimateWaitMs } from '../placement/index.js';
+import type { PlacementPort } from '../placement/index.js';
 import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
+import { GameCreations, type CreationHost } from './game-creations.js';
 import type {
   Assignment,
   FindRequest,
-  ServerCapacity,
   RunningGame,
   ServerChannel,
   ServerEvent,
@@ -15,7 +14,7 @@ import type {
   TicketListener,
 } from './messages.js';
 import type { CoordinatorDeps, FindOutcome, TicketRecord } from './ports.js';
-import { fingerprint, queryKey, type Creation, type Ticket } from './tickets.js';
+import { fingerprint, type Creation, type Ticket } from './tickets.js';
 
 function ticketIdReused(ticketId: string): MatchmakingError {
   return new MatchmakingError(
@@ -35,12 +34,6 @@ interface ConnectedServer {
   readonly channel: ServerChannel;
   readonly factories: readonly string[];
   readonly games: Set<string>;
-  readonly creations: Set<string>;
-  /** The capacity the server last advertised (kept while it is backed off). */
-  advertised: ServerCapacity;
-  /** Creations failed or timed out in a row. */
-  failures: number;
-  cancelBackoff: (() => void) | undefined;
 }
 
 interface RunningGameRecord {
@@ -51,40 +44,20 @@ interface RunningGameRecord {
   readonly players: Set<string>;
 }
 
-/** How many queued parties to try against newly opened seats per event: bounds the work. */
-const QUEUED_MATCH_WINDOW = 16;
-/** How many queue positions to refresh after the queue moves; the rest refresh periodically. */
-const POSITION_UPDATE_WINDOW = 64;
-const POSITION_REFRESH_MS = 1000;
-/** Queue positions refreshed each period, per factory: the head moves; the tail hears when it nears. */
-const POSITION_REFRESH_WINDOW = 1000;
-/** Circuit breaker: after this many failed creations in a row a server gets a rest, doubling each time. */
-const FAILURES_BEFORE_BACKOFF = 3;
-const FIRST_BACKOFF_MS = 1000;
-const MAX_BACKOFF_MS = 30_000;
-
 /**
- * The coordinator core: game servers, factories, tickets and game creations. Pure logic apart
- * from I/O: the clock, timers, ids and the streams to servers and clients are injected, and every
- * method runs to completion synchronously, so there is no interleaving to reason about.
+ * The coordinator core: game servers, their games, factories and tickets; game creations are
+ * GameCreations'. Pure logic apart from I/O: the clock, timers, ids, the placement port and the
+ * streams to servers and clients are injected. Every method runs to completion synchronously;
+ * only the answers of the (asynchronous) placement port arrive later.
  */
-export class Coordinator implements FactoryHost {
+export class Coordinator implements FactoryHost, CreationHost {
   private readonly factories: FactoryRegistry<FactoryRuntime>;
   private readonly servers = new Map<string, ConnectedServer>();
   private readonly games = new Map<string, RunningGameRecord>();
   private readonly tickets = new Map<string, Ticket>();
-  private readonly creations = new Map<string, Creation>();
-  /** Cooperative creations with seats left, by factory and exact query: riders join them. */
-  private readonly rideable = new Map<string, Set<string>>();
   private readonly ticketOfPlayer = new Map<string, string>();
   private readonly gameOfPlayer = new Map<string, string>();
-  private readonly ledger: SlotLedger;
-  /** Freed slots go to waiting factories in proportion to their demand (placement/apportion-policy.ts). */
-  private readonly demand = new DemandApportion();
-  private readonly queue = new CreationQueue<string>({ apportion: this.demand });
-  /** Recent game starts, behind the wait estimates shown to queued clients. */
-  private readonly starts = new DecayingRate(10_000);
-  private cancelPositionRefresh: (() => void) | undefined;
+  private readonly creations: GameCreations;
   /** Tickets that survived a restart, until their client retries or their time to live ends. */
   private readonly restored = new Map<string, RestoredTicket>();
   /** Tickets waiting for a factory no server serves yet (after a restart), by factory name. */
@@ -95,11 +68,12 @@ export class Coordinator implements FactoryHost {
   constructor(
     private readonly config: CoordinatorConfig,
     private readonly deps: CoordinatorDeps,
+    private readonly placement: PlacementPort,
     /** Waiting tickets from before a restart: retried with the same id, they keep their place. */
     restored: readonly TicketRecord[] = [],
   ) {
     this.factories = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
-    this.ledger = new SlotLedger(config.placement.policy);
+    this.creations = new GameCreations(config, deps, placement, this);
     const now = deps.now();
     for (const record of restored) {
       const id = record.request.ticketId;
@@ -140,24 +114,19 @@ export class Coordinator implements FactoryHost {
       channel,
       factories: names,
       games: new Set(),
-      creations: new Set(),
-      advertised: hello.capacity,
-      failures: 0,
-      cancelBackoff: undefined,
     };
     this.servers.set(hello.serverId, server);
     this.factories.attach(hello.serverId, identities);
     for (const game of hello.runningGames) this.adoptRunningGame(server, game);
-    this.ledger.addServer(hello.serverId, names, hello.capacity, server.games.size, this.deps.now());
     this.deps.log.info(
       { serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: server.games.size },
       'game server connected',
     );
+    this.creations.serverConnected(hello.serverId, names, hello.capacity, server.games.size);
     for (const name of names) {
       this.admitParked(name);
       this.factories.get(name)!.offerSeats();
     }
-    this.drainQueue();
     return names;
   }
 
@@ -182,20 +151,22 @@ export class Coordinator implements FactoryHost {
 
   private applyServerEvent(server: ConnectedServer, event: ServerEvent): string | undefined {
     const now = this.deps.now();
+    const serverId = server.hello.serverId;
     switch (event.kind) {
-      case 'gameCreated':
-        return this.onGameCreated(server, event.requestId, event.gameId);
-      case 'gameCreationFailed': {
-        const creation = this.creationOn(server, event.requestId);
+      case 'gameCreated': {
+        const creation = this.creations.inFlightOn(serverId, event.requestId);
         if (!creation) return `unknown request_id "${event.requestId}"`;
-        this.deps.log.warn({ serverId: server.hello.serverId, reason: event.reason }, 'game creation failed');
-        this.takeBack(creation, 'failed');
+        return this.creations.confirmed(creation, serverId, event.gameId);
+      }
+      case 'gameCreationFailed': {
+        const creation = this.creations.inFlightOn(serverId, event.requestId);
+        if (!creation) return `unknown request_id "${event.requestId}"`;
+        this.deps.log.warn({ serverId, reason: event.reason }, 'game creation failed');
+        this.creations.takeBack(creation, 'failed');
         return undefined;
       }
       case 'capacityChanged':
-        server.advertised = event.capacity;
-        if (!server.cancelBackoff) this.ledger.setCapacity(server.hello.serverId, event.capacity, now);
-        this.drainQueue();
+        this.creations.capacityChanged(serverId, event.capacity);
         return undefined;
     }
     const game = this.games.get(event.gameId);
@@ -222,8 +193,7 @@ export class Coordinator implements FactoryHost {
         return undefined;
       case 'gameEnded':
         this.endGame(game);
-        this.ledger.gameEnded(server.hello.serverId);
-        this.drainQueue();
+        this.creations.gameEnded(serverId);
         return undefined;
     }
   }
@@ -255,10 +225,8 @@ export class Coordinator implements FactoryHost {
   private removeServer(serverId: string): void {
     const server = this.servers.get(serverId)!;
     this.servers.delete(serverId);
-    server.cancelBackoff?.();
-    this.ledger.removeServer(serverId);
     for (const gameId of server.games) this.endGame(this.games.get(gameId)!);
-    for (const requestId of server.creations) this.takeBack(this.creations.get(requestId)!, 'disconnected');
+    this.creations.serverRemoved(serverId);
     for (const name of this.factories.detach(serverId, server.factories)) this.drainIfIdle(name);
   }
 
@@ -313,16 +281,17 @@ export class Coordinator implements FactoryHost {
         );
       }
     }
-    if (!restored && this.queue.depth(name) >= this.config.placement.maxQueuedPerFactory) {
+    const waiting = this.creations.waiting(name);
+    if (!restored && waiting >= this.config.placement.maxQueuedPerFactory) {
       throw new MatchmakingError(
         'RESOURCE_EXHAUSTED',
-        `${name}: ${this.queue.depth(name)} requests already wait for a game server slot; retry later`,
-        this.estimatedWaitMs(name, 1) || 1000,
+        `${name}: ${waiting} requests already wait for a game server slot; retry later`,
+        this.creations.estimatedWaitMs(name) || 1000,
       );
     }
 
     const now = this.deps.now();
-    this.demand.recordRequest(name, now);
+    this.placement.recordDemand(name).catch(() => {});
     const createdAt = restored?.record.createdAt ?? now;
     const ticket: Ticket = {
       id: request.ticketId,
@@ -354,7 +323,7 @@ export class Coordinator implements FactoryHost {
       let parked = this.parked.get(name);
       if (!parked) this.parked.set(name, (parked = new Map()));
       parked.set(ticket.id, ticket);
-      this.reportPosition(ticket);
+      listener.update({ kind: 'queued', factory: name, position: 0, estimatedWaitMs: 0 });
     }
     // Pooled or parked: it waits, so it must survive a restart (queued ones are stored on enqueue).
     if (ticket.state === 'matching') this.persist(ticket);
@@ -364,7 +333,7 @@ export class Coordinator implements FactoryHost {
    * Stores a ticket that has to wait. Tickets matched at once, or riding a creation already on
    * its way to a server, are never written: the common case costs no disk write.
    */
-  private persist(ticket: Ticket): void {
+  persist(ticket: Ticket): void {
     if (ticket.persisted || !this.deps.store) return;
     ticket.persisted = true;
     this.deps.store.save({ request: ticket.request, createdAt: ticket.createdAt, arrival: ticket.arrival });
@@ -402,8 +371,10 @@ export class Coordinator implements FactoryHost {
     }
     if (ticket.state === 'assigned') {
       listener.update({ kind: 'assigned', assignment: ticket.assignment! });
+    } else if (ticket.state === 'matching') {
+      listener.update({ kind: 'queued', factory: ticket.factory, position: 0, estimatedWaitMs: 0 });
     } else {
-      this.reportPosition(ticket);
+      this.creations.reportPosition(ticket);
     }
   }
 
@@ -446,8 +417,7 @@ export class Coordinator implements FactoryHost {
     this.parked.get(ticket.factory)?.delete(ticket.id);
     ticket.cancelExpiry();
     this.releasePlayers(ticket);
-    const creation = ticket.creationId === undefined ? undefined : this.creations.get(ticket.creationId);
-    if (creation) this.leaveCreation(creation, ticket);
+    if (ticket.creationId !== undefined) this.creations.leave(ticket);
     else this.factories.get(ticket.factory)?.withdraw(ticket.id);
     this.deps.observer?.findFinished(ticket.factory, outcome, this.deps.now() - ticket.createdAt);
     if (error) ticket.listener?.fail(error);
@@ -476,293 +446,39 @@ export class Coordinator implements FactoryHost {
     ticket.listener?.update({ kind: 'assigned', assignment });
   }
 
-  // ---------------------------------------------------------------- placement
+  // ---------------------------------------------------------------- creations (FactoryHost, CreationHost)
 
-  /**
-   * Places a game for `ticketIds`: a server with a free slot gets a CreateGame order now;
-   * otherwise the creation waits in its factory's queue at `priority` (its original one when
-   * it is taken back).
-   */
   createGame(creation: Creation): void {
-    // Older tickets first: a creation's place in line is its oldest ticket's arrival.
-    creation.priority ??= Math.min(...creation.ticketIds.map((id) => this.tickets.get(id)!.arrival));
-    this.creations.set(creation.requestId, creation);
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.tickets.get(ticketId)!;
-      ticket.state = 'placing';
-      ticket.creationId = creation.requestId;
-    }
-    this.markRideable(creation);
-    if (this.queue.depth(creation.factory) === 0 && this.dispatch(creation)) return;
-    this.enqueue(creation);
+    this.creations.create(creation);
   }
 
-  /** Sends the order if a slot can be claimed now. */
-  private dispatch(creation: Creation): boolean {
-    const serverId = this.ledger.claim(creation.factory, this.deps.now());
-    if (serverId === undefined) return false;
-    const server = this.servers.get(serverId)!;
-    const runtime = this.factories.get(creation.factory)!;
-    const confirmWithinMs = this.config.placement.createTimeoutMs;
-    creation.serverId = serverId;
-    creation.dispatchedSeats = creation.seats.length;
-    creation.cancelTimeout = this.deps.timers.set(() => {
-      this.deps.log.warn({ serverId, requestId: creation.requestId }, 'game server did not confirm a creation in time');
-      this.takeBack(creation, 'timeout');
-    }, confirmWithinMs);
-    server.creations.add(creation.requestId);
-    server.channel.send({
-      kind: 'createGame',
-      requestId: creation.requestId,
-      factory: creation.factory,
-      partition: runtime.identity.partition,
-      matchable: creation.matchable,
-      playerIds: creation.seats.map((s) => s.playerId),
-      seatTeams: runtime.strategy === 'competitive' ? creation.seats.map((s) => s.team) : [],
-      reservationToken: creation.token,
-      confirmWithinMs,
-      map: creation.map,
-      region: creation.region,
-    });
-    this.deps.observer?.placed(creation.factory);
+  rideAlong(ticket: Ticket): boolean {
+    return this.creations.rideAlong(ticket);
+  }
+
+  matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void {
+    this.creations.matchQueued(factory, tryMatch);
+  }
+
+  runtime(factory: string): FactoryRuntime | undefined {
+    return this.factories.get(factory);
+  }
+
+  link(serverId: string): { channel: ServerChannel; endpoint: string } | undefined {
+    const server = this.servers.get(serverId);
+    return server && { channel: server.channel, endpoint: server.hello.endpoint };
+  }
+
+  recordGame(serverId: string, gameId: string, factory: string): boolean {
+    const server = this.servers.get(serverId);
+    if (!server || gameId === '' || this.games.has(gameId)) return false;
+    this.games.set(gameId, { gameId, serverId, factory, players: new Set() });
+    server.games.add(gameId);
     return true;
   }
 
-  private enqueue(creation: Creation): void {
-    creation.queuedAt = this.deps.now();
-    creation.priority = this.queue.push(creation.factory, creation.requestId, creation.requestId, creation.priority);
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.tickets.get(ticketId)!;
-      this.persist(ticket);
-      this.reportPosition(ticket);
-    }
-    this.schedulePositionRefresh();
-  }
-
-  /** An in-flight creation failed, timed out or lost its server: its slot is freed and it goes back in line. */
-  private takeBack(creation: Creation, cause: 'timeout' | 'failed' | 'disconnected'): void {
-    creation.cancelTimeout?.();
-    creation.cancelTimeout = undefined;
-    const serverId = creation.serverId!;
-    creation.serverId = undefined;
-    this.servers.get(serverId)?.creations.delete(creation.requestId);
-    if (cause !== 'disconnected') {
-      this.ledger.release(serverId);
-      this.recordFailure(serverId);
-    }
-    this.deps.observer?.requeued(creation.factory, cause);
-    if (creation.ticketIds.length === 0) {
-      this.forgetCreation(creation);
-    } else {
-      this.enqueue(creation);
-    }
-    this.drainQueue();
-  }
-
-  private onGameCreated(server: ConnectedServer, requestId: string, gameId: string): string | undefined {
-    const creation = this.creationOn(server, requestId);
-    if (!creation) return `unknown request_id "${requestId}"`;
-    if (gameId === '' || this.games.has(gameId)) {
-      this.takeBack(creation, 'failed');
-      return `game_id "${gameId}" is empty or already running`;
-    }
-    creation.cancelTimeout?.();
-    server.creations.delete(requestId);
-    server.failures = 0;
-    this.ledger.confirm(server.hello.serverId);
-    this.starts.record(this.deps.now());
-    this.forgetCreation(creation);
-    const record: RunningGameRecord = { gameId, serverId: server.hello.serverId, factory: creation.factory, players: new Set() };
-    this.games.set(gameId, record);
-    server.games.add(gameId);
-    const runtime = this.factories.get(creation.factory)!;
-    runtime.gameCreated(creation, gameId);
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.tickets.get(ticketId);
-      if (!ticket) continue;
-      const seat = creation.seats.find((s) => s.ticketId === ticketId)!;
-      this.assignTicket(ticket, {
-        gameId,
-        serverId: server.hello.serverId,
-        serverEndpoint: server.hello.endpoint,
-        factory: creation.factory,
-        reservationToken: creation.token,
-        created: true,
-        map: creation.map,
-        region: creation.region,
-        team: seat.team,
-      });
-    }
-    runtime.offerSeats();
-    return undefined;
-  }
-
-  /**
-   * Circuit breaker: a server that keeps failing creations gets none for a while (its slots are
-   * hidden from the ledger), so its requests go to healthy servers instead of bouncing.
-   */
-  private recordFailure(serverId: string): void {
-    const server = this.servers.get(serverId);
-    if (!server || ++server.failures < FAILURES_BEFORE_BACKOFF || server.cancelBackoff) return;
-    const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (server.failures - FAILURES_BEFORE_BACKOFF));
-    this.deps.log.warn({ serverId, failures: server.failures, backoffMs }, 'game server keeps failing creations; backing off');
-    this.deps.observer?.serverBackedOff(serverId, backoffMs);
-    const now = this.deps.now();
-    this.ledger.setCapacity(serverId, { ...server.advertised, maxGames: 0 }, now);
-    server.cancelBackoff = this.deps.timers.set(() => {
-      server.cancelBackoff = undefined;
-      if (this.servers.get(serverId) !== server) return;
-      this.ledger.setCapacity(serverId, server.advertised, this.deps.now());
-      this.drainQueue();
-    }, backoffMs);
-  }
-
-  private creationOn(server: ConnectedServer, requestId: string): Creation | undefined {
-    return server.creations.has(requestId) ? this.creations.get(requestId) : undefined;
-  }
-
-  private forgetCreation(creation: Creation): void {
-    this.creations.delete(creation.requestId);
-    this.unmarkRideable(creation);
-    this.queue.remove(creation.requestId);
-  }
-
-  /** A ticket leaves a creation that has not been confirmed (cancelled or expired). */
-  private leaveCreation(creation: Creation, ticket: Ticket): void {
-    const index = creation.ticketIds.indexOf(ticket.id);
-    if (index >= 0) creation.ticketIds.splice(index, 1);
-    ticket.creationId = undefined;
-    if (creation.serverId !== undefined) return; // in flight: the game still gets created
-    const runtime = this.factories.get(creation.factory);
-    if (creation.ticketIds.length === 0 || runtime?.strategy === 'competitive') {
-      // A competitive game without one of its parties is no longer the game that was formed:
-      // the other parties go back to the pool, keeping their wait.
-      this.forgetCreation(creation);
-      for (const other of creation.ticketIds) {
-        const t = this.tickets.get(other);
-        if (t) runtime?.admit(t);
-      }
-    } else {
-      for (let i = creation.seats.length - 1; i >= 0; i--) {
-        if (creation.seats[i]!.ticketId === ticket.id) creation.seats.splice(i, 1);
-      }
-      this.markRideable(creation);
-    }
-  }
-
-  /** Cooperative: a party joins a creation (queued or in flight) made for exactly its query. */
-  rideAlong(ticket: Ticket): boolean {
-    const key = this.rideKeyOf(ticket.factory, queryKey(ticket.request.matchable));
-    const candidates = this.rideable.get(key);
-    if (!candidates) return false;
-    for (const requestId of candidates) {
-      const creation = this.creations.get(requestId)!;
-      if (creation.capacity - creation.seats.length < ticket.playerIds.length) continue;
-      creation.ticketIds.push(ticket.id);
-      for (const playerId of ticket.playerIds) creation.seats.push({ playerId, team: 0, ticketId: ticket.id });
-      ticket.state = 'placing';
-      ticket.creationId = requestId;
-      this.markRideable(creation);
-      this.reportPosition(ticket);
-      return true;
-    }
-    return false;
-  }
-
-  private rideKeyOf(factory: string, key: string): string {
-    return `${factory}\n${key}`;
-  }
-
-  private markRideable(creation: Creation): void {
-    if (creation.rideKey === undefined) return;
-    const key = this.rideKeyOf(creation.factory, creation.rideKey);
-    if (creation.seats.length < creation.capacity) {
-      let set = this.rideable.get(key);
-      if (!set) this.rideable.set(key, (set = new Set()));
-      set.add(creation.requestId);
-    } else {
-      this.unmarkRideable(creation);
-    }
-  }
-
-  private unmarkRideable(creation: Creation): void {
-    if (creation.rideKey === undefined) return;
-    const key = this.rideKeyOf(creation.factory, creation.rideKey);
-    const set = this.rideable.get(key);
-    set?.delete(creation.requestId);
-    if (set?.size === 0) this.rideable.delete(key);
-  }
-
-  /** New capacity (a server joined, a game ended, a slot came back): serve the queue now. */
-  private drainQueue(): void {
-    const now = this.deps.now();
-    const blocked = new Set<string>();
-    const moved = new Set<string>();
-    for (;;) {
-      const next = this.queue.pop((f) => !blocked.has(f) && this.ledger.canClaim(f, now), now);
-      if (!next) break;
-      const creation = this.creations.get(next.payload)!;
-      creation.priority = next.priority;
-      moved.add(creation.factory);
-      if (this.dispatch(creation)) {
-        this.deps.observer?.dequeued(creation.factory, now - (creation.queuedAt ?? now));
-      } else {
-        blocked.add(creation.factory);
-        this.queue.push(creation.factory, creation.requestId, creation.requestId, creation.priority);
-        const at = this.ledger.nextStartAt(creation.factory, now);
-        if (at !== undefined) this.deps.timers.set(() => this.drainQueue(), at - now);
-      }
-    }
-    for (const factory of moved) this.reportPositions(factory, POSITION_UPDATE_WINDOW);
-  }
-
-  /** Cooperative: seats opened in `factory`; queued parties at the head of the line may take them. */
-  matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void {
-    for (const requestId of this.queue.peek(factory, QUEUED_MATCH_WINDOW)) {
-      const creation = this.creations.get(requestId)!;
-      for (const ticketId of [...creation.ticketIds]) {
-        const ticket = this.tickets.get(ticketId)!;
-        const assignment = tryMatch(ticket);
-        if (!assignment) continue;
-        this.leaveCreation(creation, ticket);
-        this.assignTicket(ticket, assignment);
-      }
-    }
-  }
-
-  private reportPosition(ticket: Ticket): void {
-    if (ticket.state !== 'placing' || !ticket.listener) {
-      if (ticket.state === 'matching') ticket.listener?.update({ kind: 'queued', factory: ticket.factory, position: 0, estimatedWaitMs: 0 });
-      return;
-    }
-    const position = this.queue.position(ticket.creationId!);
-    if (position === undefined) return; // on its way to a server: the assignment comes next
-    ticket.listener.update({
-      kind: 'queued',
-      factory: ticket.factory,
-      position,
-      estimatedWaitMs: this.estimatedWaitMs(ticket.factory, position),
-    });
-  }
-
-  private reportPositions(factory: string, count: number): void {
-    for (const requestId of this.queue.peek(factory, count)) {
-      for (const ticketId of this.creations.get(requestId)!.ticketIds) this.reportPosition(this.tickets.get(ticketId)!);
-    }
-  }
-
-  private schedulePositionRefresh(): void {
-    if (this.cancelPositionRefresh) return;
-    this.cancelPositionRefresh = this.deps.timers.set(() => {
-      this.cancelPositionRefresh = undefined;
-      for (const factory of this.factories.names()) this.reportPositions(factory, POSITION_REFRESH_WINDOW);
-      if (this.queue.depth() > 0) this.schedulePositionRefresh();
-    }, POSITION_REFRESH_MS);
-  }
-
-  /** 0 when nothing has started lately: no estimate rather than a made-up one. */
-  private estimatedWaitMs(_factory: string, position: number): number {
-    return estimateWaitMs(position, this.starts.perSecond(this.deps.now())) ?? 0;
+  factoryMayBeIdle(factory: string): void {
+    this.drainIfIdle(factory);
   }
 
   // ---------------------------------------------------------------- factories
@@ -776,7 +492,7 @@ export class Coordinator implements FactoryHost {
   private drainIfIdle(name: string): void {
     if (this.factories.servers(name).size > 0) return;
     const runtime = this.factories.get(name);
-    if (!runtime || runtime.waiting() > 0 || this.queue.depth(name) > 0) return;
+    if (!runtime || runtime.waiting() > 0 || this.creations.waiting(name) > 0) return;
     runtime.dispose();
     this.factories.drain(name);
     this.deps.log.info({ factory: name }, 'factory drained');
@@ -827,8 +543,9 @@ export class Coordinator implements FactoryHost {
     return this.factories;
   }
 
+  /** Creations of this factory waiting for a slot. */
   queuedIn(factory: string): number {
-    return this.queue.depth(factory);
+    return this.creations.waiting(factory);
   }
 
   /** Gauges for metrics, read at scrape time. */
@@ -838,14 +555,8 @@ export class Coordinator implements FactoryHost {
       factories: this.factories.size,
       games: this.games.size,
       tickets: this.tickets.size,
-      queued: this.queue.depth(),
-      freeSlots: this.ledger.freeSlots(),
+      queued: this.creations.waiting(),
       openGames: [...this.factories.names()].reduce((n, f) => n + this.factories.get(f)!.openGames(), 0),
     };
-  }
-
-  /** Matchable attributes as a set, for riders and cooperative creations. */
-  static rideKeyFor(matchable: AttributeSet): string {
-    return queryKey(matchable);
   }
 }

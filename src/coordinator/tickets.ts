@@ -48,6 +48,8 @@ export interface Creation {
   readonly map: string;
   readonly region: string;
   readonly token: string;
+  /** placing: asking for a slot; queued: waiting in line; inflight: ordered on a server; done. */
+  stage: 'placing' | 'queued' | 'inflight' | 'done';
   /** Queue sequence number: a creation taken back returns at this priority. */
   priority: number | undefined;
   /** When it last joined the queue, for the wait-time metric. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorObserver, FindOutcome } from '../coordinator/ports.js';
+import type { PlacementPort } from '../placement/index.js';
 
 /**
  * Prometheus metrics: counters and histograms are pushed by the coordinator's observer hooks;
@@ -11,6 +12,7 @@ import type { CoordinatorObserver, FindOutcome } from '../coordinator/ports.js';
 export class CoordinatorMetrics implements CoordinatorObserver {
   readonly registry = new Registry();
   private coordinator: Coordinator | undefined;
+  private placement: PlacementPort | undefined;
   private readonly finds: Counter<'factory' | 'outcome'>;
   private readonly refused: Counter<'code'>;
   private readonly timeToAssignment: Histogram<'factory'>;
@@ -102,13 +104,24 @@ export class CoordinatorMetrics implements CoordinatorObserver {
     gauge('gamefactory_live_factories', 'Factories instantiated', (s) => s.factories);
     gauge('gamefactory_running_games', 'Games running on connected servers', (s) => s.games);
     gauge('gamefactory_open_games', 'Cooperative games open for matching', (s) => s.openGames);
-    gauge('gamefactory_free_slots', 'Free game slots advertised by servers', (s) => s.freeSlots);
+    new Gauge({
+      name: 'gamefactory_free_slots',
+      help: 'Free game slots advertised by servers',
+      registers,
+      collect: (() => {
+        const self = this;
+        return async function (this: Gauge) {
+          if (self.placement) this.set(await self.placement.freeSlots());
+        };
+      })(),
+    });
     gauge('gamefactory_queued_creations', 'Game creations waiting for a slot', (s) => s.queued);
     gauge('gamefactory_tickets', 'Tickets held (waiting, or assigned and kept for retries)', (s) => s.tickets);
   }
 
-  attach(coordinator: Coordinator): void {
+  attach(coordinator: Coordinator, placement: PlacementPort): void {
     this.coordinator = coordinator;
+    this.placement = placement;
   }
 
   findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {

@@ -10,3 +10,5 @@ export {
 } from './apportion-policy.js';
 export { DecayingRate } from './decaying-rate.js';
 export { estimateWaitMs } from './wait-estimate.js';
+export type { Drained, Placement, PlacementPort } from './placement-port.js';
+export { InProcessPlacement } from './in-process-placement.js';
