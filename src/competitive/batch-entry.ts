@@ -17,21 +17,60 @@ export interface BatchEntry {
   readonly maxLatencyMs: number;
 }
 
-export function toBatchEntry(ticket: CompetitiveTicket, schedule: ExpansionSchedule, now: number): BatchEntry {
+/** The party's mean score, the key a batch is sorted by. */
+export function partyScore(ticket: CompetitiveTicket): number {
   let sum = 0;
   for (const player of ticket.players) sum += player.score;
+  return sum / ticket.players.length;
+}
+
+export function toBatchEntry(
+  ticket: CompetitiveTicket,
+  schedule: ExpansionSchedule,
+  now: number,
+  score: number = partyScore(ticket),
+): BatchEntry {
   const waitMs = Math.max(0, now - ticket.enqueuedAt);
   const step = schedule.stepFor(waitMs);
   return {
     ticket,
     size: ticket.players.length,
-    score: sum / ticket.players.length,
+    score,
     waitMs,
     maxScoreGap: step.maxScoreGap,
     maxLatencyMs: step.maxLatencyMs,
   };
 }
 
-export function byScore(a: BatchEntry, b: BatchEntry): number {
-  return a.score - b.score;
+/**
+ * The tickets as batch entries in ascending score, ties kept in the given order (what a stable
+ * `entries.sort((a, b) => a.score - b.score)` gives). Sorts indices by scores held in one
+ * Float64Array, with a comparator that returns small integers, then makes the entries in sorted
+ * order: sorting the entry objects themselves boxed a double for every comparison (garbage that
+ * grows as n log n) and chased a pointer to a scattered object for every score read, and entries
+ * made before the sort sit in memory in pool order, so the walks over the sorted batch that
+ * follow (pairing, assembling games) jumped around the heap.
+ */
+export function sortedBatchEntries(
+  tickets: readonly CompetitiveTicket[],
+  schedule: ExpansionSchedule,
+  now: number,
+): BatchEntry[] {
+  const n = tickets.length;
+  const scores = new Float64Array(n);
+  const order: number[] = [];
+  for (let k = 0; k < n; k++) {
+    scores[k] = partyScore(tickets[k] as CompetitiveTicket);
+    order.push(k);
+  }
+  order.sort((a, b) => {
+    const d = (scores[a] as number) - (scores[b] as number);
+    return d < 0 ? -1 : d > 0 ? 1 : a - b;
+  });
+  const entries: BatchEntry[] = [];
+  for (let k = 0; k < n; k++) {
+    const at = order[k] as number;
+    entries.push(toBatchEntry(tickets[at] as CompetitiveTicket, schedule, now, scores[at] as number));
+  }
+  return entries;
 }

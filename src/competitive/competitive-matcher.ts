@@ -1,4 +1,4 @@
-import { byScore, toBatchEntry, type BatchEntry } from './batch-entry.js';
+import { sortedBatchEntries, type BatchEntry } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
   type CompetitiveConfig,
@@ -108,9 +108,7 @@ export class CompetitiveMatcher {
   }
 
   formGames(now: number): FormedGame[] {
-    const entries: BatchEntry[] = [];
-    for (const ticket of this.pool.values()) entries.push(toBatchEntry(ticket, this.schedule, now));
-    entries.sort(byScore);
+    const entries = sortedBatchEntries([...this.pool.values()], this.schedule, now);
     const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
     const formed: FormedGame[] = [];
     let climbAttempts = 0;

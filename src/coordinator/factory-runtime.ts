@@ -1,5 +1,5 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import { CompetitiveMatcher, validateTicket } from '../competitive/index.js';
+import { CompetitiveMatcher, validateTicket, type CompetitiveStats } from '../competitive/index.js';
 import { CooperativeMatcher, type CooperativeStats, type StatsPredicate } from '../cooperative/index.js';
 import type { CompetitiveSettings, CooperativeSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
@@ -71,6 +71,10 @@ export abstract class FactoryRuntime {
     return 0;
   }
   stats(_predicates: readonly StatsPredicate[], _mode: 'all' | 'any' | 'none', _now: number): CooperativeStats | undefined {
+    return undefined;
+  }
+  /** Quality of the games a competitive factory has formed. */
+  competitiveStats(): CompetitiveStats | undefined {
     return undefined;
   }
   dispose(): void {}
@@ -306,6 +310,10 @@ class CompetitiveRuntime extends FactoryRuntime {
 
   gameCreated(): void {}
 
+  override competitiveStats(): CompetitiveStats {
+    return this.matcher.stats();
+  }
+
   override dispose(): void {
     this.cancelBatch?.();
   }
@@ -321,6 +329,7 @@ class CompetitiveRuntime extends FactoryRuntime {
   private runBatch(): void {
     this.cancelBatch = this.batchAt = undefined;
     for (const game of this.matcher.formGames(this.deps.now())) {
+      this.deps.observer?.competitiveGameFormed(this.identity.name, game.quality.gapInSigma, game.quality.waitsMs);
       const seats: Creation['seats'] = [];
       game.teams.forEach((team, teamIndex) => {
         for (const ticketId of team) {

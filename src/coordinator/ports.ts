@@ -23,6 +23,8 @@ export interface CoordinatorObserver {
   serverMessageRejected(reason: string): void;
   /** A creation left the queue for a server after waiting `waitedMs`. */
   dequeued(factory: string, waitedMs: number): void;
+  /** A competitive batch formed a game of this quality (gap in sigma, each ticket's wait). */
+  competitiveGameFormed(factory: string, gapInSigma: number, waitsMs: readonly number[]): void;
   /** A server kept failing creations and gets no new ones for `backoffMs`. */
   serverBackedOff(serverId: string, backoffMs: number): void;
 }

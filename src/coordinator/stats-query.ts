@@ -22,6 +22,7 @@ export interface StatsAnswer {
   averageDurationMs: number;
   openGamesByOpenSlots: number[];
   waitingTickets: number;
+  competitive: { gamesFormed: number; meanGapSigma: number; p99GapSigma: number; scoreMean: number; scoreStdDev: number } | undefined;
 }
 
 /**
@@ -59,6 +60,7 @@ export function queryStats(coordinator: Coordinator, query: StatsQuery, now: num
     averageDurationMs: 0,
     openGamesByOpenSlots: [],
     waitingTickets: 0,
+    competitive: undefined,
   };
   let totalDuration = 0;
   for (const name of names) {
@@ -68,6 +70,18 @@ export function queryStats(coordinator: Coordinator, query: StatsQuery, now: num
       if (!runtime.identity.template.matchableKeys.includes(key)) {
         throw invalidArgument(`predicates[${key}]`, `not a matchable key of ${name}`);
       }
+    }
+    const quality = runtime.competitiveStats();
+    if (quality) {
+      // Over several factories: means weighted by games formed, the worst p99.
+      const c = (answer.competitive ??= { gamesFormed: 0, meanGapSigma: 0, p99GapSigma: 0, scoreMean: 0, scoreStdDev: 0 });
+      const total = c.gamesFormed + quality.gamesFormed;
+      const weigh = (a: number, b: number) => (total === 0 ? 0 : (a * c.gamesFormed + b * quality.gamesFormed) / total);
+      c.meanGapSigma = weigh(c.meanGapSigma, quality.meanGapInSigma);
+      c.scoreMean = weigh(c.scoreMean, quality.scoreMean);
+      c.scoreStdDev = weigh(c.scoreStdDev, quality.scoreStdDev);
+      c.p99GapSigma = Math.max(c.p99GapSigma, quality.p99GapInSigma);
+      c.gamesFormed = total;
     }
     const stats = runtime.stats(query.predicates, query.mode, now);
     if (!stats || stats.games === 0) continue;

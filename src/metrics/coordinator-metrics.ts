@@ -21,6 +21,8 @@ export class CoordinatorMetrics implements CoordinatorObserver {
   private readonly rejections: Counter<'message'>;
   private readonly queueWait: Histogram<'factory'>;
   private readonly backoffs: Counter;
+  private readonly competitiveGap: Histogram<'factory'>;
+  private readonly competitiveWait: Histogram<'factory'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -72,6 +74,20 @@ export class CoordinatorMetrics implements CoordinatorObserver {
     this.backoffs = new Counter({
       name: 'gamefactory_server_backoffs_total',
       help: 'Times a game server that kept failing creations was backed off (circuit breaker)',
+      registers,
+    });
+    this.competitiveGap = new Histogram({
+      name: 'gamefactory_competitive_gap_sigma',
+      help: 'Skill gap of competitive games formed, in standard deviations of the score distribution (good: <= 0.2)',
+      labelNames: ['factory'],
+      buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 1, 2],
+      registers,
+    });
+    this.competitiveWait = new Histogram({
+      name: 'gamefactory_competitive_wait_seconds',
+      help: 'How long tickets waited before their competitive game formed',
+      labelNames: ['factory'],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
       registers,
     });
     new Gauge({
@@ -147,6 +163,11 @@ export class CoordinatorMetrics implements CoordinatorObserver {
 
   dequeued(factory: string, waitedMs: number): void {
     this.queueWait.observe({ factory }, waitedMs / 1000);
+  }
+
+  competitiveGameFormed(factory: string, gapInSigma: number, waitsMs: readonly number[]): void {
+    if (Number.isFinite(gapInSigma)) this.competitiveGap.observe({ factory }, gapInSigma);
+    for (const ms of waitsMs) this.competitiveWait.observe({ factory }, ms / 1000);
   }
 
   serverBackedOff(): void {

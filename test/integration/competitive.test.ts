@@ -1,3 +1,4 @@
+import type { QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../src/clients/find-game.js';
@@ -259,6 +260,20 @@ describe('competitive matchmaking over gRPC on loopback', () => {
       expect(gamesNeedingStep2).toBeGreaterThanOrEqual(10);
       // Both servers took games (spread placement).
       for (const server of servers) expect(server.games.size).toBeGreaterThan(0);
+
+      // The quality of the games formed is exposed in stats and metrics.
+      const stats = await new Promise<QueryStatsResponse>((resolve, reject) =>
+        client.queryStats(
+          { factory: '', template: 'duel', partitionAttributes: {}, predicates: [], mode: 0 },
+          (err, res) => (err ? reject(err) : resolve(res!)),
+        ),
+      );
+      expect(Number(stats.competitive?.gamesFormed)).toBeGreaterThanOrEqual(100);
+      expect(stats.competitive!.meanGapSigma).toBeGreaterThan(0);
+      expect(stats.competitive!.p99GapSigma).toBeGreaterThanOrEqual(stats.competitive!.meanGapSigma);
+      const metrics = await coordinator.running.metrics.registry.metrics();
+      expect(metrics).toMatch(/gamefactory_competitive_gap_sigma_count\{factory="duel"\} [1-9]/);
+      expect(metrics).toMatch(/gamefactory_competitive_wait_seconds_count\{factory="squad/);
     },
     60_000,
   );

@@ -174,6 +174,13 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
         averageDurationMs: BigInt(Math.round(answer.averageDurationMs)),
         openGamesByOpenSlots: answer.openGamesByOpenSlots.map((n) => BigInt(n)),
         waitingTickets: BigInt(answer.waitingTickets),
+        competitive: answer.competitive && {
+          gamesFormed: BigInt(answer.competitive.gamesFormed),
+          meanGapSigma: answer.competitive.meanGapSigma,
+          p99GapSigma: answer.competitive.p99GapSigma,
+          scoreMean: answer.competitive.scoreMean,
+          scoreStdDev: answer.competitive.scoreStdDev,
+        },
       });
     } catch (error) {
       callback(toServiceError(refuse(error) ?? error));
