@@ -1,5 +1,5 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import type { HeapItem } from './indexed-heap.js';
+import type { HeapItem } from '../collections/indexed-heap.js';
 
 /**
  * The matcher's mutable record of one game. Indexes hold references to it (never copies), so

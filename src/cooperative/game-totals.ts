@@ -1,4 +1,4 @@
-import { IndexedHeap } from './indexed-heap.js';
+import { IndexedHeap } from '../collections/indexed-heap.js';
 import { newerGameFirst, openSlotsOf, type GameRecord, type StartEntry } from './game-record.js';
 
 /**

@@ -1,4 +1,4 @@
-import { IndexedHeap } from './indexed-heap.js';
+import { IndexedHeap } from '../collections/indexed-heap.js';
 import { newerGameFirst, type GameRecord, type SubsetEntry } from './game-record.js';
 
 /**

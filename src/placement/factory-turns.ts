@@ -1,11 +1,11 @@
-import { IndexedHeap, type HeapMember } from './indexed-heap.js';
+import { IndexedHeap, type HeapItem } from '../collections/indexed-heap.js';
 
 /**
  * Whose turn it is among factories with queued creations: start-time fair queueing with
  * weights from the ApportionPolicy (see apportion-policy.ts for the rule and its source).
  * Waiting factories sit in a heap by start tag, so choosing the next one is O(log F).
  */
-export interface FactoryTurn extends HeapMember {
+export interface FactoryTurn extends HeapItem {
   readonly factory: string;
   startTag: number;
   finishTag: number;

@@ -1,4 +1,4 @@
-import { IndexedHeap, type HeapMember } from './indexed-heap.js';
+import { IndexedHeap, type HeapItem } from '../collections/indexed-heap.js';
 import { StartRateBucket } from './start-rate-bucket.js';
 
 /**
@@ -53,7 +53,7 @@ class HostedServer {
 }
 
 /** A server's entry in one factory's heaps; it is in that factory's `ready` or `waiting`, or neither. */
-class FactoryMembership implements HeapMember {
+class FactoryMembership implements HeapItem {
   heapIndex = -1;
   constructor(
     readonly server: HostedServer,

@@ -1,9 +1,9 @@
 /**
  * A binary heap whose items remember their own position, so any item can be removed or
- * re-positioned in O(log n) without a search. Every ordered structure of the cooperative
- * matcher (open-game buckets, reservation deadlines, game start times) is one of these: the
- * budget is O(log n) per update, and a sorted list would need O(n) inserts when games move
- * between buckets in arbitrary start order.
+ * re-keyed in O(log n) without a search. The cooperative matcher (open-game buckets,
+ * reservation deadlines, game start times) and placement (servers that can take a game, servers
+ * waiting on a start token, factories with queued work) keep their ordered structures in these:
+ * the budget is O(log n) per update, and a sorted list would need O(n) inserts.
  *
  * An item sits in at most one heap at a time; `heapIndex` is -1 while it is in none.
  */
@@ -30,7 +30,7 @@ export class IndexedHeap<T extends HeapItem> {
     return this.items[position];
   }
 
-  contains(item: T): boolean {
+  has(item: T): boolean {
     return item.heapIndex >= 0 && this.items[item.heapIndex] === item;
   }
 
@@ -49,7 +49,7 @@ export class IndexedHeap<T extends HeapItem> {
 
   remove(item: T): void {
     const position = item.heapIndex;
-    if (!this.contains(item)) throw new Error('heap item is not in this heap');
+    if (!this.has(item)) throw new Error('heap item is not in this heap');
     const last = this.items.pop() as T;
     item.heapIndex = -1;
     if (last === item) return;
@@ -57,6 +57,12 @@ export class IndexedHeap<T extends HeapItem> {
     last.heapIndex = position;
     this.siftUp(position);
     this.siftDown(last.heapIndex);
+  }
+
+  /** Restores order after the item's key changed. */
+  update(item: T): void {
+    this.siftUp(item.heapIndex);
+    this.siftDown(item.heapIndex);
   }
 
   /**
