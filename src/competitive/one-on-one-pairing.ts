@@ -22,9 +22,13 @@ export interface Pairing {
 export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice, sigma: number): Pairing[] {
   const n = sorted.length;
   // games[i], cost[i]: best over the first i entries; tookPair[i]: whether entries i-2, i-1 pair.
+  // The table holds numbers only: keeping every candidate pairing alive until the walk back made
+  // each young-generation collection during a large batch copy ~n objects (collections per batch
+  // grow with n too, so that cost grew as n^2); the pairings chosen are built again on the way back,
+  // which gives the same ones, as tryPair is pure.
   const games = new Int32Array(n + 1);
   const cost = new Float64Array(n + 1);
-  const pairs: (Pairing | undefined)[] = new Array<Pairing | undefined>(n + 1);
+  const tookPair = new Uint8Array(n + 1);
   const scratch: BatchEntry[] = [];
   for (let i = 2; i <= n; i++) {
     games[i] = games[i - 1] as number;
@@ -36,14 +40,13 @@ export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice
     if (withPair > (games[i] as number) || (withPair === games[i] && withCost < (cost[i] as number))) {
       games[i] = withPair;
       cost[i] = withCost;
-      pairs[i] = pairing;
+      tookPair[i] = 1;
     }
   }
   const chosen: Pairing[] = [];
   for (let i = n; i >= 2; ) {
-    const pairing = pairs[i];
-    if (pairing !== undefined) {
-      chosen.push(pairing);
+    if (tookPair[i] === 1) {
+      chosen.push(tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, scratch) as Pairing);
       i -= 2;
     } else {
       i -= 1;
