@@ -81,16 +81,23 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
     let open = true;
+    // Back-pressure: while the client does not read our updates, stop reading its requests.
+    const write = (update: FindGameUpdate) => {
+      if (!call.write(update) && !call.isPaused()) {
+        call.pause();
+        call.once('drain', () => call.resume());
+      }
+    };
     const listenerFor = (ticketId: string): TicketListener => {
       const listener: TicketListener = {
         update(update) {
           if (!open) return;
-          call.write(toWire(ticketId, update));
+          write(toWire(ticketId, update));
           if (update.kind === 'assigned' && listeners.get(ticketId) === listener) listeners.delete(ticketId);
         },
         fail(error) {
           if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
-          if (open) call.write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+          if (open) write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
         },
       };
       return listener;
