@@ -530,11 +530,6 @@ export class Coordinator implements FactoryHost, CreationHost {
     this.servers.get(serverId)?.channel.send(order);
   }
 
-  /** Runtime of a live factory, for stats. */
-  factory(name: string): FactoryRuntime | undefined {
-    return this.factories.get(name);
-  }
-
   factoryNames(): string[] {
     return [...this.factories.names()];
   }
