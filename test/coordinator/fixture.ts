@@ -1,0 +1,128 @@
+import { valueKey, type AttributeSet } from '../../src/attributes/attribute-value.js';
+import { parseConfig } from '../../src/config/load.js';
+import { Coordinator } from '../../src/coordinator/coordinator.js';
+import type { FindRequest, ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../src/coordinator/messages.js';
+import { silentLog, type TicketRecord, type TicketStore, type Timers } from '../../src/coordinator/ports.js';
+import type { MatchmakingError } from '../../src/errors/index.js';
+import { InProcessPlacement } from '../../src/placement/index.js';
+
+/** Timers on a manual clock: nothing happens until the test advances time. */
+export class ManualTimers implements Timers {
+  now = 1_000_000;
+  private tasks: { at: number; seq: number; fn: () => void }[] = [];
+  private seq = 0;
+
+  set(fn: () => void, ms: number): () => void {
+    const task = { at: this.now + Math.max(0, ms), seq: this.seq++, fn };
+    this.tasks.push(task);
+    return () => {
+      this.tasks = this.tasks.filter((t) => t !== task);
+    };
+  }
+
+  /** Moves the clock forward, running what falls due in time order (and settling promises between). */
+  async advance(ms: number): Promise<void> {
+    const until = this.now + ms;
+    for (;;) {
+      await settle();
+      const due = this.tasks.filter((t) => t.at <= until).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.tasks = this.tasks.filter((t) => t !== due);
+      this.now = due.at;
+      due.fn();
+    }
+    this.now = until;
+    await settle();
+  }
+}
+
+/** Lets the in-process placement port's promises resolve. */
+export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class RecordingChannel implements ServerChannel {
+  readonly orders: ServerOrder[] = [];
+  closedWith: MatchmakingError | undefined;
+  send(order: ServerOrder): void {
+    this.orders.push(order);
+  }
+  close(error: MatchmakingError): void {
+    this.closedWith = error;
+  }
+  creates() {
+    return this.orders.filter((o): o is Extract<ServerOrder, { kind: 'createGame' }> => o.kind === 'createGame');
+  }
+}
+
+export class RecordingListener implements TicketListener {
+  readonly updates: TicketUpdate[] = [];
+  error: MatchmakingError | undefined;
+  update(update: TicketUpdate): void {
+    this.updates.push(update);
+  }
+  fail(error: MatchmakingError): void {
+    this.error = error;
+  }
+  get assignment() {
+    const last = this.updates.at(-1);
+    return last?.kind === 'assigned' ? last.assignment : undefined;
+  }
+}
+
+export class MemoryStore implements TicketStore {
+  readonly records = new Map<string, TicketRecord>();
+  save(record: TicketRecord): void {
+    this.records.set(record.request.ticketId, record);
+  }
+  remove(ticketId: string): void {
+    this.records.delete(ticketId);
+  }
+}
+
+export const SOLO = `
+placement: { policy: fill, createTimeoutMs: 1000, maxQueuedPerFactory: 100, ticketTtlSeconds: 60 }
+factories:
+  - name: solo
+    partitioning: { region: [eu] }
+    matchable: [act]
+    cooperative: { maxPlayers: 1, reservationMs: 5000 }
+  - name: party
+    partitioning: { region: [eu] }
+    matchable: [act]
+    cooperative: { maxPlayers: 4, reservationMs: 5000 }
+`;
+
+export function setup(yaml = SOLO, restored: TicketRecord[] = [], store = new MemoryStore()) {
+  const timers = new ManualTimers();
+  const config = parseConfig(yaml);
+  let id = 0;
+  const coordinator = new Coordinator(
+    config,
+    { now: () => timers.now, timers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog, store },
+    new InProcessPlacement(config.placement.policy, () => timers.now),
+    restored,
+  );
+  const connect = (serverId: string, maxGames: number) => {
+    const channel = new RecordingChannel();
+    coordinator.connectServer(
+      { serverId, endpoint: `${serverId}:7777`, attributes: new Map(), templates: [], capacity: { maxGames, maxStartsPerSecond: 0 }, runningGames: [] },
+      channel,
+    );
+    return channel;
+  };
+  const find = (ticketId: string, players: string[] = [ticketId], template = 'solo', matchable: AttributeSet = new Map()) => {
+    const listener = new RecordingListener();
+    const request: FindRequest = {
+      ticketId,
+      template,
+      party: players.map((playerId) => ({ playerId, score: undefined })),
+      partition: new Map([['region', valueKey({ kind: 'string', value: 'eu' })]]),
+      matchable,
+      latenciesMs: new Map(),
+      preferredMaps: [],
+      vetoedMaps: [],
+    };
+    coordinator.find(request, listener);
+    return { listener, request };
+  };
+  return { coordinator, timers, connect, find, store };
+}
