@@ -16,6 +16,9 @@ import type {
 import type { CoordinatorDeps, FindOutcome, TicketRecord } from './ports.js';
 import { fingerprint, type Creation, type Ticket } from './tickets.js';
 
+/** How long an assigned ticket is kept so a retry with its id gets the same assignment. */
+const ASSIGNED_RETENTION_MS = 30_000;
+
 function ticketIdReused(ticketId: string): MatchmakingError {
   return new MatchmakingError(
     'ALREADY_EXISTS',
@@ -434,6 +437,13 @@ export class Coordinator implements FactoryHost, CreationHost {
   assignTicket(ticket: Ticket, assignment: Assignment): void {
     ticket.state = 'assigned';
     ticket.assignment = assignment;
+    // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
+    // finds a second, a 5-minute tail of finished tickets is what the heap would be made of.
+    ticket.cancelExpiry();
+    ticket.cancelExpiry = this.deps.timers.set(
+      () => this.expire(ticket.id),
+      Math.min(ASSIGNED_RETENTION_MS, ticket.createdAt + this.config.placement.ticketTtlMs - this.deps.now()),
+    );
     this.unpersist(ticket);
     ticket.creationId = undefined;
     this.releasePlayers(ticket);

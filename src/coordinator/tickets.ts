@@ -25,6 +25,7 @@ export interface Ticket {
   assignment: Assignment | undefined;
   /** Written to the ticket store (it had to wait). */
   persisted: boolean;
+  /** Cancels the pending expiry (time to live while waiting, retention once assigned). */
   cancelExpiry: () => void;
 }
 
