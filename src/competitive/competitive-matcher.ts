@@ -5,18 +5,18 @@ import {
   type CompetitiveTicket,
   type FormedGame,
 } from './competitive-config.js';
+import { encodeSlice, solveSlice, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
-import { GameObjective } from './game-objective.js';
-import { pairNeighbours } from './one-on-one-pairing.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
-import { solveTeamBatch } from './team-batch-solver.js';
 import { validateTicket } from './ticket-validation.js';
-import { VenueChoice } from './venue-choice.js';
 
 export interface CompetitiveMatcherDeps {
-  /** Clock for the hill-climb budget only; batch time is the argument of formGames. */
+  /**
+   * Clock for the hill-climb budget of formGames only (formGamesOn's solver uses its own); batch
+   * time is the argument of formGames.
+   */
   readonly now: () => number;
-  /** Seeded RNG in [0, 1), so batches are reproducible. */
+  /** Seeded RNG in [0, 1), so batches are reproducible: each slice's seed is drawn from it. */
   readonly random: () => number;
 }
 
@@ -38,6 +38,8 @@ export interface BatchReport {
   readonly climbImprovements: number;
   /** False when some slice ran out of its time budget before it stopped improving. */
   readonly converged: boolean;
+  /** Games formed but not started because a ticket of theirs left the pool while the batch was out. */
+  readonly dropped: number;
 }
 
 /**
@@ -46,12 +48,15 @@ export interface BatchReport {
  * `maxTickets` wait; formGames sorts the batch by score and either pairs neighbours (1v1) or
  * assembles and hill-climbs games (teams, free-for-all). Leftovers stay in the pool with their
  * original enqueue time, so their windows widen by the expansion schedule.
+ * A batch runs in three steps: prepare (sort, cut into slices by score range, encode them as
+ * plain data), solve (the pure per-slice solver, batch-slices.ts) and apply (update the pool,
+ * stats and report). formGames runs all three in process; formGamesOn solves the slices with a
+ * SliceSolver (worker threads) while the caller's thread stays free.
  * Pure: time is passed in, and the climb's clock and randomness are injected.
  */
 export class CompetitiveMatcher {
   private readonly pool = new Map<string, CompetitiveTicket>();
   private readonly schedule: ExpansionSchedule;
-  private readonly venue: VenueChoice;
   private readonly distribution = new ScoreDistribution();
   private readonly gaps = new GapHistogram();
   private gamesFormed = 0;
@@ -62,6 +67,8 @@ export class CompetitiveMatcher {
   /** Earliest moment a leftover of the last batch gets a wider window. */
   private nextRelaxationAt: number | undefined;
   private report: BatchReport | undefined;
+  /** A batch of formGamesOn is being solved; see formGamesOn. */
+  private outstanding = false;
 
   constructor(
     private readonly config: CompetitiveConfig,
@@ -69,7 +76,6 @@ export class CompetitiveMatcher {
   ) {
     assertValidCompetitiveConfig(config);
     this.schedule = new ExpansionSchedule(config.expansion);
-    this.venue = new VenueChoice(config.maps, config.regions);
   }
 
   /** Throws on an invalid ticket (see validateTicket) or an id already waiting. */
@@ -100,52 +106,155 @@ export class CompetitiveMatcher {
    * so it is not due before that either (the skill-bucket design's "skip" flag).
    */
   nextBatchAt(): number | undefined {
-    if (this.pool.size === 0 || this.intervalStart === undefined) return undefined;
+    if (this.outstanding || this.pool.size === 0 || this.intervalStart === undefined) return undefined;
     if (this.arrivalsSinceBatch > 0 && this.pool.size >= this.config.batch.maxTickets) return this.intervalStart;
     const byInterval = this.intervalStart + this.config.batch.intervalMs;
     if (this.arrivalsSinceBatch > 0 || this.nextRelaxationAt === undefined) return byInterval;
     return Math.max(byInterval, this.nextRelaxationAt);
   }
 
+  /** True while a batch of formGamesOn is being solved elsewhere; no other batch may start then. */
+  get batchOut(): boolean {
+    return this.outstanding;
+  }
+
+  /** Forms the games of the batch due at `now`, solving its slices in process, one after the other. */
   formGames(now: number): FormedGame[] {
+    const batch = this.prepare(now);
+    let results: SliceResult[];
+    try {
+      results = batch.tasks.map((task) => solveSlice(task, this.deps.now));
+    } catch (error) {
+      this.outstanding = false;
+      throw error;
+    }
+    return this.apply(batch, results);
+  }
+
+  /**
+   * formGames with the slices solved by `solver` (worker threads), so the calling thread only
+   * sorts, cuts and encodes the batch, then applies the results. For the same batch and the same
+   * injected RNG it forms the same games as formGames, as long as no climb runs out of time (the
+   * budget is measured on the solver's clock).
+   *
+   * While the batch is out the pool stays live: tickets may be added (they wait for the next
+   * batch) and removed; a game that holds a ticket removed meanwhile (or removed and added again)
+   * is dropped, and its other tickets stay in the pool with their waits carried over. Only one batch
+   * may be out per matcher: formGames and formGamesOn throw while one is, and nextBatchAt is
+   * undefined until it is applied. If the solver fails, the pool is left as it was and the promise
+   * rejects; the batch is then due again at once.
+   */
+  async formGamesOn(now: number, solver: SliceSolver): Promise<FormedGame[]> {
+    const batch = this.prepare(now);
+    let results: SliceResult[];
+    try {
+      results = await Promise.all(batch.tasks.map((task) => solver.solve(task)));
+    } catch (error) {
+      this.outstanding = false;
+      throw error;
+    }
+    return this.apply(batch, results);
+  }
+
+  /**
+   * Step 1: select the batch (everyone waiting), sort it by score and cut it into slices of
+   * consecutive tickets. Team slices hold a fixed number of tickets. A 1v1 slice ends only where
+   * two score neighbours cannot pair (further apart than either's window), so pairing slice by slice
+   * forms exactly the pairs pairing the whole batch would; a pool dense in score is one slice,
+   * solved off the calling thread but not in parallel (the pairing is O(n) after the sort).
+   * Each slice gets a seed drawn from the injected RNG and a share of the time budget by its size.
+   */
+  private prepare(now: number): PreparedBatch {
+    if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
     const entries = sortedBatchEntries([...this.pool.values()], this.schedule, now);
-    const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
+    const context: SliceContext = {
+      teams: this.config.teams,
+      teamSize: this.config.teamSize,
+      teamScore: this.config.teamScore,
+      maps: this.config.maps,
+      regions: this.config.regions,
+      sigma: this.distribution.stdDev > 0 ? this.distribution.stdDev : 1,
+    };
+    const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
+    const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
+    const tasks: SliceTask[] = [];
+    const offsets: number[] = [];
+    const tickets: CompetitiveTicket[] = [];
+    for (const entry of entries) tickets.push(entry.ticket);
+    for (let from = 0; from < entries.length; ) {
+      let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
+      if (oneOnOne) {
+        while (to < entries.length && canPairByWindow(entries[to - 1] as BatchEntry, entries[to] as BatchEntry)) to += 1;
+      }
+      const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
+      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
+      tasks.push(encodeSlice(entries.slice(from, to), context, seed, budgetMs));
+      offsets.push(from);
+      from = to;
+    }
+    this.outstanding = true;
+    return { at: now, tasks, offsets, tickets, arrivals: this.arrivalsSinceBatch };
+  }
+
+  /**
+   * Step 3: start the games the slices formed whose tickets all still wait (the very ticket
+   * objects the batch was prepared with), and close the batch: its time, the next relaxation, the
+   * report. Arrivals during the batch still count as arrivals since it.
+   */
+  private apply(batch: PreparedBatch, results: readonly SliceResult[]): FormedGame[] {
     const formed: FormedGame[] = [];
     let climbAttempts = 0;
     let climbImprovements = 0;
     let converged = true;
-
-    if (this.config.teams === 2 && this.config.teamSize === 1) {
-      for (const pairing of pairNeighbours(entries, this.venue, sigma)) {
-        const gap = pairing.high.score - pairing.low.score;
+    let dropped = 0;
+    const teamCount = this.config.teams;
+    results.forEach((result, s) => {
+      const task = batch.tasks[s] as SliceTask;
+      const offset = batch.offsets[s] as number;
+      let member = 0;
+      for (let g = 0; g < result.games; g++) {
+        const teams: string[][] = [];
+        const waitsMs: number[] = [];
+        let alive = true;
+        for (let t = 0; t < teamCount; t++) {
+          const ids: string[] = [];
+          const length = result.teamLength[g * teamCount + t] as number;
+          for (let k = 0; k < length; k++) {
+            const local = result.members[member++] as number;
+            const ticket = batch.tickets[offset + local] as CompetitiveTicket;
+            if (this.pool.get(ticket.ticketId) !== ticket) alive = false;
+            ids.push(ticket.ticketId);
+            waitsMs.push(task.waitMs[local] as number);
+          }
+          teams.push(ids);
+        }
+        if (!alive) {
+          dropped += 1;
+          continue;
+        }
+        const map = result.map[g] as number;
+        const region = result.region[g] as number;
         formed.push(
-          this.start([[pairing.high], [pairing.low]], pairing.map.map, pairing.region.region, gap, gap),
+          this.start(
+            teams,
+            waitsMs,
+            map < 0 ? undefined : this.config.maps[map],
+            region < 0 ? undefined : this.config.regions[region],
+            result.scoreGap[g] as number,
+            result.teamImbalance[g] as number,
+          ),
         );
       }
-    } else {
-      const objective = new GameObjective(this.config, this.venue, sigma);
-      const playersPerGame = this.config.teams * this.config.teamSize;
-      const result = solveTeamBatch(
-        entries,
-        { teams: this.config.teams, teamSize: this.config.teamSize, sliceTickets: Math.max(256, 16 * playersPerGame) },
-        objective,
-        this.deps,
-        this.config.hillClimbBudgetMs,
-      );
-      for (const game of result.games) {
-        const e = game.evaluation;
-        formed.push(this.start(game.teams, e.map, e.region, e.scoreGap, e.teamImbalance));
-      }
-      for (const climb of result.climbs) {
-        climbAttempts += climb.attempts;
-        climbImprovements += climb.improvements;
-        converged &&= climb.converged;
-      }
-    }
+      climbAttempts += result.climbAttempts;
+      climbImprovements += result.climbImprovements;
+      converged &&= result.converged;
+    });
 
+    const now = batch.at;
+    this.outstanding = false;
     this.lastBatchAt = now;
     this.intervalStart = now;
-    this.arrivalsSinceBatch = 0;
+    this.arrivalsSinceBatch -= batch.arrivals;
     this.nextRelaxationAt = undefined;
     for (const ticket of this.pool.values()) {
       const at = this.schedule.nextRelaxationAt(ticket.enqueuedAt, now);
@@ -155,8 +264,9 @@ export class CompetitiveMatcher {
     }
     this.report = {
       at: now,
-      tickets: entries.length,
+      tickets: batch.tickets.length,
       games: formed.length,
+      dropped,
       climbAttempts,
       climbImprovements,
       converged,
@@ -182,26 +292,41 @@ export class CompetitiveMatcher {
 
   /** Takes a game's tickets out of the pool and records its quality. */
   private start(
-    teams: readonly (readonly BatchEntry[])[],
+    teams: string[][],
+    waitsMs: number[],
     map: string | undefined,
     region: string | undefined,
     scoreGap: number,
     teamImbalance: number,
   ): FormedGame {
-    const waitsMs: number[] = [];
-    const ids: string[][] = [];
-    for (const team of teams) {
-      const teamIds: string[] = [];
-      for (const entry of team) {
-        this.pool.delete(entry.ticket.ticketId);
-        waitsMs.push(entry.waitMs);
-        teamIds.push(entry.ticket.ticketId);
-      }
-      ids.push(teamIds);
-    }
+    for (const team of teams) for (const id of team) this.pool.delete(id);
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;
-    return { teams: ids, map, region, quality: { scoreGap, teamImbalance, gapInSigma, waitsMs } };
+    return { teams, map, region, quality: { scoreGap, teamImbalance, gapInSigma, waitsMs } };
   }
+}
+
+/**
+ * Smallest 1v1 slice: a slice ends at the first place past this many tickets where neighbours
+ * cannot pair. Large enough that posting a slice costs little next to solving it.
+ */
+const ONE_ON_ONE_SLICE_TICKETS = 4096;
+
+/** Whether pairNeighbours could pair these score neighbours as far as their windows go. */
+function canPairByWindow(low: BatchEntry, high: BatchEntry): boolean {
+  const gap = high.score - low.score;
+  return !(gap > low.maxScoreGap || gap > high.maxScoreGap);
+}
+
+/** A batch between prepare and apply. */
+interface PreparedBatch {
+  readonly at: number;
+  readonly tasks: readonly SliceTask[];
+  /** Where each slice starts in `tickets`. */
+  readonly offsets: readonly number[];
+  /** The batch in ascending score: the ticket objects as they were when it was prepared. */
+  readonly tickets: readonly CompetitiveTicket[];
+  /** arrivalsSinceBatch when it was prepared. */
+  readonly arrivals: number;
 }

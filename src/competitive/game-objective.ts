@@ -36,7 +36,7 @@ export interface GameEvaluation {
 
 export class GameObjective {
   constructor(
-    private readonly config: CompetitiveConfig,
+    private readonly config: Pick<CompetitiveConfig, 'teams' | 'teamSize' | 'teamScore'>,
     private readonly venue: VenueChoice,
     /** The factory's score spread used to normalise; > 0. */
     private readonly sigma: number,

@@ -14,6 +14,8 @@ export {
   type CompetitiveMatcherDeps,
   type CompetitiveStats,
 } from './competitive-matcher.js';
+export { solveSlice, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
+export { SliceWorkerPool, type SliceWorkerPoolOptions } from './slice-worker-pool.js';
 export { ExpansionSchedule } from './expansion-schedule.js';
 export { OBJECTIVE_WEIGHTS } from './game-objective.js';
 export { ScoreDistribution } from './score-distribution.js';

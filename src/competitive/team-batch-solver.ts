@@ -8,46 +8,43 @@ export interface SolvedGame {
   readonly evaluation: GameEvaluation;
 }
 
-export interface TeamBatchDeps {
+export interface TeamSliceClock {
+  /** The clock of whoever solves the slice (the worker's own clock on a worker thread). */
   readonly now: () => number;
+  /** Seeded RNG of this slice, so a slice replays the same wherever it is solved. */
   readonly random: () => number;
+  /** This slice's share of the batch's hill-climb budget, counted from when its solve starts. */
+  readonly budgetMs: number;
 }
 
-export interface TeamBatchResult {
+export interface TeamSliceResult {
   readonly games: SolvedGame[];
-  readonly climbs: ClimbReport[];
+  readonly climb: ClimbReport;
 }
 
 /**
- * Teams, NvN and free-for-all (Battle.net talk, "StarCraft II" and "Performance Issues"): the
- * batch, already sorted by score, is cut into slices of `sliceTickets` consecutive tickets ("presort
- * players before batching"), each slice is assembled into games and hill-climbed, and only the
- * games that are viable start ("start the games that are viable; put leftovers in the next batch").
- * The time budget is shared out across slices by their size, and a slice that converges early
- * leaves its time to the next. Slices are independent and pure, so they could run on worker
- * threads; at our batch sizes one thread is enough.
+ * Teams, NvN and free-for-all (Battle.net talk, "StarCraft II" and "Performance Issues"): one
+ * slice of a batch already sorted by score ("presort players before batching and threading") is
+ * assembled into games and hill-climbed, and only the games that are viable start ("start the
+ * games that are viable; put leftovers in the next batch"). The matcher cuts a batch into slices of
+ * consecutive tickets and shares the time budget out by slice size; slices are independent and
+ * pure, so they run in process one after the other or on worker threads in parallel
+ * (batch-slices.ts, slice-worker-pool.ts).
  */
-export function solveTeamBatch(
+export function solveTeamSlice(
   sorted: readonly BatchEntry[],
-  shape: { readonly teams: number; readonly teamSize: number; readonly sliceTickets: number },
+  shape: { readonly teams: number; readonly teamSize: number },
   objective: GameObjective,
-  deps: TeamBatchDeps,
-  budgetMs: number,
-): TeamBatchResult {
-  const start = deps.now();
+  clock: TeamSliceClock,
+): TeamSliceResult {
+  const deadline = clock.now() + clock.budgetMs;
+  const places = assembleGames(sorted, shape.teams, shape.teamSize);
+  const climb = hillClimb(places, objective, { now: clock.now, random: clock.random, deadline });
   const games: SolvedGame[] = [];
-  const climbs: ClimbReport[] = [];
-  const slice = Math.max(1, shape.sliceTickets);
-  for (let from = 0; from < sorted.length; from += slice) {
-    const to = Math.min(sorted.length, from + slice);
-    const places = assembleGames(sorted.slice(from, to), shape.teams, shape.teamSize);
-    const deadline = start + (budgetMs * to) / sorted.length;
-    climbs.push(hillClimb(places, objective, { now: deps.now, random: deps.random, deadline }));
-    for (const place of places) {
-      if (place.bench) continue;
-      const evaluation = objective.evaluate(place.teams);
-      if (evaluation.viable) games.push({ teams: place.teams, evaluation });
-    }
+  for (const place of places) {
+    if (place.bench) continue;
+    const evaluation = objective.evaluate(place.teams);
+    if (evaluation.viable) games.push({ teams: place.teams, evaluation });
   }
-  return { games, climbs };
+  return { games, climb };
 }

@@ -1,0 +1,264 @@
+import type { BatchEntry } from './batch-entry.js';
+import type { CompetitivePlayer, CompetitiveTicket, TeamScoreAggregation } from './competitive-config.js';
+import { GameObjective } from './game-objective.js';
+import { pairNeighbours } from './one-on-one-pairing.js';
+import { seededRandom } from './seeded-random.js';
+import { solveTeamSlice } from './team-batch-solver.js';
+import { VenueChoice } from './venue-choice.js';
+
+/**
+ * A batch cut into slices by score range, in a form that crosses a thread boundary cheaply
+ * (Battle.net talk, "Performance Issues": "you can thread batches; presort players before batching
+ * and threading"). The matcher prepares slices on its own thread (sort, cut, encode), a solver
+ * solves each one with the pure per-slice functions (in process, or on a worker thread), and the
+ * matcher applies the results to its pool.
+ *
+ * A slice is typed arrays plus a few numbers and strings: structured-cloning the tickets
+ * themselves (objects, arrays, a Map each) cost about as long as solving the whole 100k batch, on
+ * the thread we want to free, while copying these arrays costs a few ms. The solver rebuilds
+ * stand-in tickets that answer every question the solvers ask exactly as the real ones would
+ * (player scores in order, latency to each configured region, whether any latency was measured,
+ * configured maps preferred and vetoed, whether any preference was stated), so a slice solves to the
+ * same games wherever it runs. Results name tickets by their index in the slice.
+ */
+
+/** What every slice of one batch shares: the factory's shape and the spread scores are measured in. */
+export interface SliceContext {
+  readonly teams: number;
+  readonly teamSize: number;
+  readonly teamScore: TeamScoreAggregation;
+  readonly maps: readonly string[];
+  readonly regions: readonly string[];
+  /** The factory's score standard deviation at prepare time (1 while unknown); > 0. */
+  readonly sigma: number;
+}
+
+/** One slice: `count` consecutive tickets of the sorted batch. Plain, structured-clone-able data. */
+export interface SliceTask {
+  readonly context: SliceContext;
+  /** Seed of the slice's RNG (hill-climb moves), drawn from the matcher's injected RNG. */
+  readonly seed: number;
+  /** Hill-climb budget of this slice, on the clock of whoever solves it, from when it starts. */
+  readonly budgetMs: number;
+  readonly count: number;
+  /** Per ticket, in ascending score: party score, wait and the window in force. */
+  readonly score: Float64Array;
+  readonly waitMs: Float64Array;
+  readonly maxScoreGap: Float64Array;
+  readonly maxLatencyMs: Float64Array;
+  /** Players of ticket i are playerScore[playerStart[i] .. playerStart[i + 1]), in ticket order. */
+  readonly playerStart: Int32Array;
+  readonly playerScore: Float64Array;
+  /** Ticket flags: MEASURED (some latency), PREFERS (some map preference stated). */
+  readonly flags: Uint8Array;
+  /** count x regions latencies, NaN where not measured; empty when no regions are configured. */
+  readonly latency: Float64Array;
+  /** count x maps: PREFERRED | VETOED bits; empty when no maps are configured. */
+  readonly mapFlags: Uint8Array;
+}
+
+/** The games a slice formed, tickets named by their index in the slice. */
+export interface SliceResult {
+  readonly games: number;
+  /** games x teams: how many tickets each team holds. */
+  readonly teamLength: Int32Array;
+  /** The tickets of every team of every game, in that order. */
+  readonly members: Int32Array;
+  /** Per game: index into context.maps / context.regions, -1 for none. */
+  readonly map: Int32Array;
+  readonly region: Int32Array;
+  readonly scoreGap: Float64Array;
+  readonly teamImbalance: Float64Array;
+  readonly climbAttempts: number;
+  readonly climbImprovements: number;
+  readonly converged: boolean;
+}
+
+/** Solves slices somewhere else (worker threads); must give what solveSlice gives. */
+export interface SliceSolver {
+  solve(task: SliceTask): Promise<SliceResult>;
+}
+
+const MEASURED = 1;
+const PREFERS = 2;
+const PREFERRED = 1;
+const VETOED = 2;
+/** Stands for latencies and preferences outside the config: never equal to a configured name. */
+const ELSEWHERE = '\u0000elsewhere';
+
+export function encodeSlice(
+  entries: readonly BatchEntry[],
+  context: SliceContext,
+  seed: number,
+  budgetMs: number,
+): SliceTask {
+  const count = entries.length;
+  const { maps, regions } = context;
+  const score = new Float64Array(count);
+  const waitMs = new Float64Array(count);
+  const maxScoreGap = new Float64Array(count);
+  const maxLatencyMs = new Float64Array(count);
+  const playerStart = new Int32Array(count + 1);
+  const flags = new Uint8Array(count);
+  const latency = new Float64Array(count * regions.length);
+  const mapFlags = new Uint8Array(count * maps.length);
+  let players = 0;
+  for (const entry of entries) players += entry.ticket.players.length;
+  const playerScore = new Float64Array(players);
+  let p = 0;
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i] as BatchEntry;
+    const ticket = entry.ticket;
+    score[i] = entry.score;
+    waitMs[i] = entry.waitMs;
+    maxScoreGap[i] = entry.maxScoreGap;
+    maxLatencyMs[i] = entry.maxLatencyMs;
+    playerStart[i] = p;
+    for (const player of ticket.players) playerScore[p++] = player.score;
+    let f = 0;
+    if (ticket.latencyMs.size > 0) f |= MEASURED;
+    if (ticket.preferredMaps.length > 0) f |= PREFERS;
+    flags[i] = f;
+    for (let r = 0; r < regions.length; r++) {
+      latency[i * regions.length + r] = ticket.latencyMs.get(regions[r] as string) ?? NaN;
+    }
+    for (let m = 0; m < maps.length; m++) {
+      const map = maps[m] as string;
+      mapFlags[i * maps.length + m] =
+        (ticket.preferredMaps.includes(map) ? PREFERRED : 0) | (ticket.vetoedMaps.includes(map) ? VETOED : 0);
+    }
+  }
+  playerStart[count] = p;
+  return {
+    context,
+    seed,
+    budgetMs,
+    count,
+    score,
+    waitMs,
+    maxScoreGap,
+    maxLatencyMs,
+    playerStart,
+    playerScore,
+    flags,
+    latency,
+    mapFlags,
+  };
+}
+
+const NO_LATENCY: ReadonlyMap<string, number> = new Map();
+const NOTHING: readonly string[] = [];
+
+/** Entries whose stand-in tickets have the slice index as their id. */
+function decodeSlice(task: SliceTask): BatchEntry[] {
+  const { maps, regions } = task.context;
+  const entries: BatchEntry[] = [];
+  for (let i = 0; i < task.count; i++) {
+    const players: CompetitivePlayer[] = [];
+    const end = task.playerStart[i + 1] as number;
+    for (let p = task.playerStart[i] as number; p < end; p++) {
+      players.push({ playerId: '', score: task.playerScore[p] as number });
+    }
+    const flags = task.flags[i] as number;
+    let latencyMs = NO_LATENCY;
+    if ((flags & MEASURED) !== 0) {
+      const measured = new Map<string, number>([[ELSEWHERE, Infinity]]);
+      for (let r = 0; r < regions.length; r++) {
+        const ms = task.latency[i * regions.length + r] as number;
+        if (!Number.isNaN(ms)) measured.set(regions[r] as string, ms);
+      }
+      latencyMs = measured;
+    }
+    let preferredMaps = NOTHING;
+    let vetoedMaps = NOTHING;
+    if (maps.length > 0 || (flags & PREFERS) !== 0) {
+      const preferred: string[] = [];
+      const vetoed: string[] = [];
+      for (let m = 0; m < maps.length; m++) {
+        const bits = task.mapFlags[i * maps.length + m] as number;
+        if ((bits & PREFERRED) !== 0) preferred.push(maps[m] as string);
+        if ((bits & VETOED) !== 0) vetoed.push(maps[m] as string);
+      }
+      if ((flags & PREFERS) !== 0) preferred.push(ELSEWHERE);
+      preferredMaps = preferred;
+      vetoedMaps = vetoed;
+    }
+    const ticket: CompetitiveTicket = { ticketId: String(i), players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps };
+    entries.push({
+      ticket,
+      size: players.length,
+      score: task.score[i] as number,
+      waitMs: task.waitMs[i] as number,
+      maxScoreGap: task.maxScoreGap[i] as number,
+      maxLatencyMs: task.maxLatencyMs[i] as number,
+    });
+  }
+  return entries;
+}
+
+/**
+ * Solves one slice: 1v1 pairs score neighbours, other shapes assemble and hill-climb games. Pure
+ * but for `now`, the clock the hill-climb budget is measured with (the solving thread's own).
+ */
+export function solveSlice(task: SliceTask, now: () => number): SliceResult {
+  const context = task.context;
+  const entries = decodeSlice(task);
+  const venue = new VenueChoice(context.maps, context.regions);
+  const teamLength: number[] = [];
+  const members: number[] = [];
+  const map: number[] = [];
+  const region: number[] = [];
+  const scoreGap: number[] = [];
+  const teamImbalance: number[] = [];
+  const game = (
+    teams: readonly (readonly BatchEntry[])[],
+    mapName: string | undefined,
+    regionName: string | undefined,
+    gap: number,
+    imbalance: number,
+  ): void => {
+    for (const team of teams) {
+      teamLength.push(team.length);
+      for (const entry of team) members.push(Number(entry.ticket.ticketId));
+    }
+    map.push(mapName === undefined ? -1 : context.maps.indexOf(mapName));
+    region.push(regionName === undefined ? -1 : context.regions.indexOf(regionName));
+    scoreGap.push(gap);
+    teamImbalance.push(imbalance);
+  };
+  let climbAttempts = 0;
+  let climbImprovements = 0;
+  let converged = true;
+  if (context.teams === 2 && context.teamSize === 1) {
+    for (const pairing of pairNeighbours(entries, venue, context.sigma)) {
+      const gap = pairing.high.score - pairing.low.score;
+      game([[pairing.high], [pairing.low]], pairing.map.map, pairing.region.region, gap, gap);
+    }
+  } else {
+    const objective = new GameObjective(context, venue, context.sigma);
+    const result = solveTeamSlice(entries, context, objective, {
+      now,
+      random: seededRandom(task.seed),
+      budgetMs: task.budgetMs,
+    });
+    for (const solved of result.games) {
+      const e = solved.evaluation;
+      game(solved.teams, e.map, e.region, e.scoreGap, e.teamImbalance);
+    }
+    climbAttempts = result.climb.attempts;
+    climbImprovements = result.climb.improvements;
+    converged = result.climb.converged;
+  }
+  return {
+    games: map.length,
+    teamLength: Int32Array.from(teamLength),
+    members: Int32Array.from(members),
+    map: Int32Array.from(map),
+    region: Int32Array.from(region),
+    scoreGap: Float64Array.from(scoreGap),
+    teamImbalance: Float64Array.from(teamImbalance),
+    climbAttempts,
+    climbImprovements,
+    converged,
+  };
+}
