@@ -31,6 +31,8 @@ const POSITION_REFRESH_WINDOW = 1000;
 const FAILURES_BEFORE_BACKOFF = 3;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
+/** A placement call that failed is asked again after this. */
+const PLACEMENT_RETRY_MS = 1000;
 
 interface ServerHealth {
   advertised: ServerCapacity;
@@ -139,7 +141,13 @@ export class GameCreations {
           this.schedulePositionRefresh();
         }
       },
-      (error: unknown) => this.deps.log.warn({ err: error, requestId: creation.requestId }, 'placement failed'),
+      (error: unknown) => {
+        // A shared store may be briefly unreachable: ask again rather than strand the tickets.
+        this.deps.log.warn({ err: error, requestId: creation.requestId }, 'placement failed; retrying');
+        this.deps.timers.set(() => {
+          if (this.creations.get(creation.requestId) === creation && creation.stage === 'placing') this.place(creation);
+        }, PLACEMENT_RETRY_MS);
+      },
     );
   }
 
