@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CoordinatorConfig } from '../config/config.js';
+import { SliceWorkerPool } from '../competitive/index.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import { realTimers, type Log } from '../coordinator/ports.js';
 import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
@@ -41,9 +42,11 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
   const placement = new InProcessPlacement(options.config.placement.policy, now);
+  // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
+  const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const coordinator = new Coordinator(
     options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets },
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets, sliceSolver },
     placement,
     restored,
   );
@@ -74,6 +77,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await store.tickets.flushed();
       await store.close();
+      await sliceSolver?.close();
     },
   };
 }

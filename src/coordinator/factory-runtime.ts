@@ -1,5 +1,5 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import { CompetitiveMatcher, validateTicket, type CompetitiveStats } from '../competitive/index.js';
+import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type FormedGame } from '../competitive/index.js';
 import { CooperativeMatcher, type CooperativeStats, type StatsPredicate } from '../cooperative/index.js';
 import type { CompetitiveSettings, CooperativeSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
@@ -256,12 +256,20 @@ class CooperativeRuntime extends FactoryRuntime {
   }
 }
 
+/**
+ * Pools at least this large are batched on the slice solver's worker threads when there is one:
+ * a 1v1 batch this size takes ~10 ms in process (longer for teams, which hill-climb), about what
+ * encoding it and posting it costs, so smaller batches stay on the event loop.
+ */
+const WORKER_BATCH_MIN_TICKETS = 2048;
+
 /** Join at start: tickets pool until a batch forms games, which are then created on servers. */
 class CompetitiveRuntime extends FactoryRuntime {
   readonly strategy = 'competitive';
   private readonly matcher: CompetitiveMatcher;
   private cancelBatch: (() => void) | undefined;
   private batchAt: number | undefined;
+  private disposed = false;
 
   constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoordinatorDeps, private readonly settings: CompetitiveSettings) {
     super(identity, host, deps);
@@ -315,6 +323,7 @@ class CompetitiveRuntime extends FactoryRuntime {
   }
 
   override dispose(): void {
+    this.disposed = true;
     this.cancelBatch?.();
   }
 
@@ -328,13 +337,46 @@ class CompetitiveRuntime extends FactoryRuntime {
 
   private runBatch(): void {
     this.cancelBatch = this.batchAt = undefined;
-    for (const game of this.matcher.formGames(this.deps.now())) {
+    const now = this.deps.now();
+    const solver = this.deps.sliceSolver;
+    if (solver === undefined || this.matcher.size < WORKER_BATCH_MIN_TICKETS) {
+      this.startGames(this.matcher.formGames(now));
+      this.scheduleBatch();
+      return;
+    }
+    // The matcher lets one batch out at a time and reports no next batch meanwhile, so admit()
+    // schedules nothing until this one is applied; tickets cancelled meanwhile drop their games.
+    this.matcher.formGamesOn(now, solver).then(
+      (games) => {
+        if (this.disposed) return;
+        this.startGames(games);
+        this.scheduleBatch();
+      },
+      (error: unknown) => {
+        if (this.disposed) return;
+        this.deps.log.warn({ factory: this.identity.name, error: String(error) }, 'competitive batch failed on workers; running it in process');
+        this.startGames(this.matcher.formGames(this.deps.now()));
+        this.scheduleBatch();
+      },
+    );
+  }
+
+  private startGames(games: readonly FormedGame[]): void {
+    for (const game of games) {
+      // A batch solved on workers ends later than it began: start only games whose tickets all
+      // still wait, and give the others back to the pool.
+      const tickets = game.teams.map((team) => team.map((id) => this.host.ticket(id)));
+      if (tickets.some((team) => team.some((t) => t === undefined || t.state !== 'matching'))) {
+        for (const t of tickets.flat()) {
+          if (t !== undefined && t.state === 'matching') this.matcher.add(this.toTicket(t.request, t.createdAt));
+        }
+        continue;
+      }
       this.deps.observer?.competitiveGameFormed(this.identity.name, game.quality.gapInSigma, game.quality.waitsMs);
       const seats: Creation['seats'] = [];
-      game.teams.forEach((team, teamIndex) => {
-        for (const ticketId of team) {
-          const ticket = this.host.ticket(ticketId)!;
-          for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId });
+      tickets.forEach((team, teamIndex) => {
+        for (const ticket of team as Ticket[]) {
+          for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
         }
       });
       this.host.createGame({
@@ -355,6 +397,5 @@ class CompetitiveRuntime extends FactoryRuntime {
         cancelTimeout: undefined,
       });
     }
-    this.scheduleBatch();
   }
 }

@@ -1,4 +1,5 @@
 import type { FindRequest } from './messages.js';
+import type { SliceSolver } from '../competitive/index.js';
 
 /** What the coordinator core needs from its surroundings, injected so tests control it. */
 
@@ -52,6 +53,8 @@ export interface CoordinatorDeps {
   readonly log: Log;
   readonly observer?: CoordinatorObserver;
   readonly store?: TicketStore;
+  /** Solves large competitive batches off the event loop (worker threads); in process when absent. */
+  readonly sliceSolver?: SliceSolver;
 }
 
 export const realTimers: Timers = {
