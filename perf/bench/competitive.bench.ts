@@ -2,12 +2,16 @@
  * Competitive matcher benchmarks (issue 5):
  * 1. Time to form games from a pool of 10k and 100k waiting tickets, 1v1 and 5v5, against the
  *    floor of merely sorting the same scores (a batch cannot be cheaper than its sort).
+ *    And the same batches solved on worker threads (SliceWorkerPool, default size) against in
+ *    process: ms per batch, and the longest the event loop was blocked meanwhile (what gRPC calls
+ *    wait for; on a 2-core machine the pool has one worker, so blocking is the figure that moves).
  * 2. A quality study over one simulated run (steady arrivals, normally distributed skill,
  *    simulated clock): skill gap in sigma and wait, for our matcher vs random pairing vs the
  *    bucket method of seeds/skill-bucket-design-doc.txt, all fed the same arrivals.
  */
 import {
   CompetitiveMatcher,
+  SliceWorkerPool,
   seededRandom,
   type CompetitiveConfig,
   type CompetitiveTicket,
@@ -77,6 +81,65 @@ function batchRows(quick: boolean): BenchRow[] {
       rows.push({ group, subject: 'sort only (floor)', n, metric: 'ms', value: sortMs, higherIsBetter: false });
       rows.push({ group: `competitive batch ${mode} (games formed)`, subject: 'gamefactory', n, metric: 'games', value: games, higherIsBetter: true });
     }
+  }
+  return rows;
+}
+
+/**
+ * Longest gap between turns of the event loop while `work` runs: a setImmediate chain notes when
+ * it gets to run; a synchronous batch shows up as one gap as long as itself.
+ */
+async function longestStall(work: () => Promise<unknown>): Promise<{ ms: number; stallMs: number }> {
+  let last = performance.now();
+  let stall = 0;
+  let running = true;
+  const tick = (): void => {
+    const t = performance.now();
+    stall = Math.max(stall, t - last);
+    last = t;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  await new Promise((resolve) => setImmediate(resolve));
+  last = performance.now();
+  const start = last;
+  await work();
+  const ms = performance.now() - start;
+  tick();
+  running = false;
+  return { ms, stallMs: stall };
+}
+
+async function workerRows(quick: boolean): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const pool = new SliceWorkerPool();
+  try {
+    await pool.ready();
+    const n = quick ? 10_000 : 100_000;
+    for (const [mode, teamSize] of [['1v1', 1], ['5v5', 5]] as const) {
+      const random = seededRandom(n + teamSize);
+      const tickets = Array.from({ length: n }, (_, k) => soloTicket(`t${k}`, normal(random), -Math.floor(random() * 40_000)));
+      const filled = (): CompetitiveMatcher => {
+        const matcher = new CompetitiveMatcher(batchConfig(teamSize), { now: () => performance.now(), random: seededRandom(1) });
+        for (const ticket of tickets) matcher.add(ticket);
+        return matcher;
+      };
+      // Warm the worker's JIT as batchRows warmed this thread's.
+      const warm = new CompetitiveMatcher(batchConfig(teamSize), { now: () => performance.now(), random: seededRandom(2) });
+      for (const ticket of tickets.slice(0, 5_000)) warm.add(ticket);
+      await warm.formGamesOn(0, pool);
+      const group = `competitive batch ${mode} on workers (${pool.size} worker${pool.size === 1 ? '' : 's'})`;
+      const inProcess = filled();
+      const local = await longestStall(async () => inProcess.formGames(0));
+      const onWorkers = filled();
+      const remote = await longestStall(() => onWorkers.formGamesOn(0, pool));
+      for (const [subject, r] of [['in process', local], ['worker threads', remote]] as const) {
+        rows.push({ group, subject, n, metric: 'ms per batch', value: r.ms, higherIsBetter: false });
+        rows.push({ group, subject, n, metric: 'longest event-loop block (ms)', value: r.stallMs, higherIsBetter: false });
+      }
+    }
+  } finally {
+    await pool.close();
   }
   return rows;
 }
@@ -282,7 +345,7 @@ function qualityRows(quick: boolean): BenchRow[] {
 const suite: BenchSuite = {
   name: 'competitive',
   async run(options: BenchOptions): Promise<BenchRow[]> {
-    return [...qualityRows(options.quick), ...batchRows(options.quick)];
+    return [...qualityRows(options.quick), ...batchRows(options.quick), ...(await workerRows(options.quick))];
   },
 };
 
