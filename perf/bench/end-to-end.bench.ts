@@ -28,20 +28,24 @@ async function measure(mode: 'unary' | 'stream', tickets: number, concurrency: n
     dataDir,
     log: silentLog,
   });
-  try {
-    return await runLoad({
+  const load = (runId: string, count: number) =>
+    runLoad({
       address: `127.0.0.1:${running.grpcPort}`,
       servers: 8,
       maxGamesPerServer: 10_000,
       playersPerGame: 4,
-      tickets,
+      tickets: count,
       rate: 0,
       concurrency,
       mode,
       template: 'diablo',
       partition: { difficulty: 'hard', hardcore: false, version: 'v201' },
-      runId: `bench-${mode}`,
+      runId,
     });
+  try {
+    // Warm up (JIT, connections) untimed, as the echo floors do, then measure.
+    await load(`warmup-${mode}`, Math.ceil(tickets / 10));
+    return await load(`bench-${mode}`, tickets);
   } finally {
     await running.stop();
     rmSync(dataDir, { recursive: true, force: true });
