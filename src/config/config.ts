@@ -1,4 +1,5 @@
 import type { ValueKey } from '../attributes/attribute-value.js';
+import type { CompetitiveConfig } from '../competitive/index.js';
 
 /** The validated, normalised configuration the coordinator runs on. Plain data. */
 export interface CoordinatorConfig {
@@ -39,17 +40,8 @@ export interface CooperativeSettings {
   readonly reservationMs: number;
 }
 
-export interface CompetitiveSettings {
-  readonly teams: number;
-  readonly teamSize: number;
-  readonly teamScore: 'mean' | 'max' | 'weighted';
-  readonly batch: { readonly maxTickets: number; readonly intervalMs: number };
-  /** Limits that relax with waiting time; the first starts at 0. Infinity = any. */
-  readonly expansion: readonly { readonly afterMs: number; readonly maxScoreGap: number; readonly maxLatencyMs: number }[];
-  readonly hillClimbBudgetMs: number;
-  readonly maps: readonly string[];
-  readonly regions: readonly string[];
-}
+/** A competitive template's settings are exactly what its matcher is built from. */
+export type CompetitiveSettings = CompetitiveConfig;
 
 /** Most players one game of this template holds. */
 export function playersPerGame(strategy: Strategy): number {
