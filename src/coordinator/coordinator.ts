@@ -2,7 +2,9 @@ import type { CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
 import type { PlacementPort } from '../placement/index.js';
-import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
+import { CompetitiveRuntime } from './competitive-runtime.js';
+import { CooperativeRuntime } from './cooperative-runtime.js';
+import type { FactoryHost, FactoryRuntime } from './factory-runtime.js';
 import { GameCreations, type CreationHost } from './game-creations.js';
 import type {
   Assignment,
@@ -495,7 +497,10 @@ export class Coordinator implements FactoryHost, CreationHost {
 
   private instantiate(identity: FactoryIdentity): FactoryRuntime {
     this.deps.log.info({ factory: identity.name }, 'factory instantiated');
-    return FactoryRuntime.create(identity, this, this.deps);
+    const strategy = identity.template.strategy;
+    return strategy.kind === 'cooperative'
+      ? new CooperativeRuntime(identity, this, this.deps, strategy.settings)
+      : new CompetitiveRuntime(identity, this, this.deps, strategy.settings);
   }
 
   /** A factory no server serves goes away once no ticket waits in it. */
