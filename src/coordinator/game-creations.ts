@@ -3,6 +3,7 @@ import { DecayingRate, estimateWaitMs, type PlacementPort, type ServerCapacity }
 import type { FactoryRuntime } from './factory-runtime.js';
 import type { Assignment, ServerChannel } from './messages.js';
 import type { CoordinatorDeps } from './ports.js';
+import { ServerBreakers } from './server-breakers.js';
 import { queryKey, type Creation, type Ticket } from './tickets.js';
 
 /** What GameCreations needs from the coordinator that owns tickets, servers and games. */
@@ -27,18 +28,9 @@ const POSITION_UPDATE_WINDOW = 64;
 const POSITION_REFRESH_MS = 1000;
 /** Queue positions refreshed each period, per factory: the head moves; the tail hears when it nears. */
 const POSITION_REFRESH_WINDOW = 1000;
-/** Circuit breaker: after this many failed creations in a row a server gets a rest, doubling each time. */
-const FAILURES_BEFORE_BACKOFF = 3;
-const FIRST_BACKOFF_MS = 1000;
-const MAX_BACKOFF_MS = 30_000;
 /** A placement call that failed is asked again after this. */
 const PLACEMENT_RETRY_MS = 1000;
 
-interface ServerHealth {
-  advertised: ServerCapacity;
-  failures: number;
-  cancelBackoff: (() => void) | undefined;
-}
 
 /**
  * Game creations from request to confirmation (DESIGN.md, "Placement: slots and the queue"):
@@ -53,7 +45,7 @@ export class GameCreations {
   private readonly rideable = new Map<string, Set<string>>();
   /** Creations not yet on a server (placing or queued), by factory: the local queue bound. */
   private readonly waitingByFactory = new Map<string, Set<string>>();
-  private readonly health = new Map<string, ServerHealth>();
+  private readonly breakers: ServerBreakers;
   /** Creations in flight on each server. */
   private readonly inFlight = new Map<string, Set<string>>();
   /** Recent game starts, behind the wait estimates shown to queued clients. */
@@ -67,20 +59,25 @@ export class GameCreations {
     private readonly deps: CoordinatorDeps,
     private readonly placement: PlacementPort,
     private readonly host: CreationHost,
-  ) {}
+  ) {
+    this.breakers = new ServerBreakers(
+      deps,
+      (serverId, capacity) => this.call(this.placement.setCapacity(serverId, capacity)),
+      () => this.drain(),
+    );
+  }
 
   // ---------------------------------------------------------------- servers
 
   serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.health.set(serverId, { advertised: capacity, failures: 0, cancelBackoff: undefined });
+    this.breakers.add(serverId, capacity);
     this.call(this.placement.addServer(serverId, factories, capacity, runningGames));
     this.drain();
   }
 
   /** The server is gone: its slots with it, and its creations in flight go back in line. */
   serverRemoved(serverId: string): void {
-    this.health.get(serverId)?.cancelBackoff?.();
-    this.health.delete(serverId);
+    this.breakers.remove(serverId);
     this.call(this.placement.removeServer(serverId));
     for (const requestId of [...(this.inFlight.get(serverId) ?? [])]) {
       this.takeBack(this.creations.get(requestId)!, 'disconnected');
@@ -89,10 +86,7 @@ export class GameCreations {
   }
 
   capacityChanged(serverId: string, capacity: ServerCapacity): void {
-    const health = this.health.get(serverId);
-    if (!health) return;
-    health.advertised = capacity;
-    if (!health.cancelBackoff) this.call(this.placement.setCapacity(serverId, capacity));
+    this.breakers.advertise(serverId, capacity);
     this.drain();
   }
 
@@ -204,7 +198,7 @@ export class GameCreations {
     this.inFlight.get(serverId)?.delete(creation.requestId);
     if (cause !== 'disconnected') {
       this.call(this.placement.release(serverId));
-      this.recordFailure(serverId);
+      this.breakers.failed(serverId);
     }
     this.deps.observer?.requeued(creation.factory, cause);
     if (creation.ticketIds.length === 0) this.forget(creation);
@@ -220,8 +214,7 @@ export class GameCreations {
     }
     creation.cancelTimeout?.();
     this.inFlight.get(serverId)?.delete(creation.requestId);
-    const health = this.health.get(serverId);
-    if (health) health.failures = 0;
+    this.breakers.succeeded(serverId);
     this.call(this.placement.confirm(serverId));
     this.starts.record(this.deps.now());
     this.forget(creation);
@@ -245,25 +238,6 @@ export class GameCreations {
     }
     runtime.offerSeats();
     return undefined;
-  }
-
-  /**
-   * Circuit breaker: a server that keeps failing creations gets none for a while (its slots are
-   * hidden from placement), so its requests go to healthy servers instead of bouncing.
-   */
-  private recordFailure(serverId: string): void {
-    const health = this.health.get(serverId);
-    if (!health || ++health.failures < FAILURES_BEFORE_BACKOFF || health.cancelBackoff) return;
-    const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (health.failures - FAILURES_BEFORE_BACKOFF));
-    this.deps.log.warn({ serverId, failures: health.failures, backoffMs }, 'game server keeps failing creations; backing off');
-    this.deps.observer?.serverBackedOff(serverId, backoffMs);
-    this.call(this.placement.setCapacity(serverId, { ...health.advertised, maxGames: 0 }));
-    health.cancelBackoff = this.deps.timers.set(() => {
-      health.cancelBackoff = undefined;
-      if (this.health.get(serverId) !== health) return;
-      this.call(this.placement.setCapacity(serverId, health.advertised));
-      this.drain();
-    }, backoffMs);
   }
 
   private forget(creation: Creation): void {
