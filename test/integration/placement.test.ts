@@ -1,8 +1,8 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGame, type FindResult } from '../../src/clients/find-game.js';
+import { findGame, findGameRequest, type FindResult } from '../../src/clients/find-game.js';
 import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
-import type { MatchmakerClient, Queued } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import type { FindGameUpdate, MatchmakerClient, Queued } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';
 
 /** One player a game, so every ticket needs a slot of its own. */
@@ -154,6 +154,27 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     back.setCapacity(10);
     await Promise.all(retries.map((r) => r.w.result));
     expect(createdFor(back.orders)).toEqual(ids);
+  });
+
+  it('keeps a FindGames stream the client half-closed open until its waiting tickets are placed', async () => {
+    coordinator = await TestCoordinator.start(SOLO_YAML);
+    const server = await coordinator.server({ serverId: 'later', maxGames: 0 });
+    const stream = coordinator.client().findGames();
+    const updates: FindGameUpdate[] = [];
+    stream.on('data', (u: FindGameUpdate) => updates.push(u));
+    const ended = new Promise<void>((resolve, reject) => {
+      stream.on('end', () => resolve());
+      stream.on('error', reject);
+    });
+    for (const id of ['h1', 'h2', 'h3']) {
+      stream.write({ request: { $case: 'find', value: findGameRequest({ ticketId: id, template: 'solo', party: [id], partition: { region: 'eu' } }) } });
+    }
+    await eventually(() => updates.filter((u) => u.update?.$case === 'queued').length === 3);
+    stream.end(); // no more tickets from this gateway, but it still wants the answers
+    server.setCapacity(10);
+    await ended;
+    const assigned = updates.filter((u) => u.update?.$case === 'assignment').map((u) => u.ticketId);
+    expect(assigned.sort()).toEqual(['h1', 'h2', 'h3']);
   });
 
   it('ends a ticket that outlives its time to live with DEADLINE_EXCEEDED', async () => {

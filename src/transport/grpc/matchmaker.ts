@@ -81,6 +81,15 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
     let open = true;
+    /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
+    let clientDone = false;
+    const settled = (ticketId: string, listener: TicketListener) => {
+      if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
+      if (clientDone && open && listeners.size === 0) {
+        open = false;
+        call.end();
+      }
+    };
     // Back-pressure: while the client does not read our updates, stop reading its requests.
     const write = (update: FindGameUpdate) => {
       if (!call.write(update) && !call.isPaused()) {
@@ -93,11 +102,11 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
         update(update) {
           if (!open) return;
           write(toWire(ticketId, update));
-          if (update.kind === 'assigned' && listeners.get(ticketId) === listener) listeners.delete(ticketId);
+          if (update.kind === 'assigned') settled(ticketId, listener);
         },
         fail(error) {
-          if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
           if (open) write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+          settled(ticketId, listener);
         },
       };
       return listener;
@@ -111,7 +120,6 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
           listeners.set(decoded.ticketId, listener);
           coordinator.find(decoded, listener);
         } catch (error) {
-          if (listeners.get(request.value.ticketId) === listener) listeners.delete(request.value.ticketId);
           refuse(error);
           listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('ABORTED', 'internal error'));
         }
@@ -119,6 +127,7 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
         coordinator.cancel(request.value.ticketId);
       }
     });
+    /** The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere). */
     const close = () => {
       if (!open) return;
       open = false;
@@ -126,8 +135,11 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
       listeners.clear();
     };
     call.on('end', () => {
-      close();
-      call.end();
+      clientDone = true;
+      if (open && listeners.size === 0) {
+        open = false;
+        call.end();
+      }
     });
     call.on('cancelled', close);
     call.on('error', close);
