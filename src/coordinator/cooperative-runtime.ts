@@ -6,7 +6,7 @@ import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
 import type { Assignment, FindRequest, RunningGame } from './messages.js';
 import type { CoordinatorDeps } from './ports.js';
-import { queryKey, type Creation, type Ticket } from './tickets.js';
+import type { Creation, Ticket } from './tickets.js';
 
 /** Drop-in/drop-out: join an open game with room for the party, else create one (fill or spread). */
 export class CooperativeRuntime extends FactoryRuntime {
@@ -37,12 +37,14 @@ export class CooperativeRuntime extends FactoryRuntime {
   admit(ticket: Ticket): void {
     const assignment = this.tryMatch(ticket);
     if (assignment) return this.host.assignTicket(ticket, assignment);
-    if (this.host.rideAlong(ticket)) return;
+    // Parties asking exactly the same thing share a game still being created.
+    const rideKey = this.matcher.subsetKeyOf(ticket.request.matchable);
+    if (this.host.rideAlong(ticket, rideKey)) return;
     this.host.createGame({
       requestId: this.deps.newId(),
       factory: this.identity.name,
       matchable: ticket.request.matchable,
-      rideKey: queryKey(ticket.request.matchable),
+      rideKey,
       ticketIds: [ticket.id],
       seats: ticket.playerIds.map((playerId) => ({ playerId, team: 0, ticketId: ticket.id })),
       dispatchedSeats: 0,

@@ -464,8 +464,8 @@ export class Coordinator implements FactoryHost, CreationHost {
     this.creations.create(creation);
   }
 
-  rideAlong(ticket: Ticket): boolean {
-    return this.creations.rideAlong(ticket);
+  rideAlong(ticket: Ticket, rideKey: string): boolean {
+    return this.creations.rideAlong(ticket, rideKey);
   }
 
   matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void {

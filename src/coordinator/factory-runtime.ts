@@ -9,7 +9,8 @@ import type { Creation, Ticket } from './tickets.js';
 /** What a factory needs from the coordinator that owns it. */
 export interface FactoryHost {
   createGame(creation: Creation): void;
-  rideAlong(ticket: Ticket): boolean;
+  /** Cooperative: joins a creation made for the same query (`rideKey`), if one has room. */
+  rideAlong(ticket: Ticket, rideKey: string): boolean;
   assignTicket(ticket: Ticket, assignment: Assignment): void;
   matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void;
   reservationLapsed(gameId: string, playerIds: readonly string[]): void;

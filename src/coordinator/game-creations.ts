@@ -4,7 +4,7 @@ import type { FactoryRuntime } from './factory-runtime.js';
 import type { Assignment, ServerChannel } from './messages.js';
 import type { CoordinatorDeps } from './ports.js';
 import { ServerBreakers } from './server-breakers.js';
-import { queryKey, type Creation, type Ticket } from './tickets.js';
+import type { Creation, Ticket } from './tickets.js';
 
 /** What GameCreations needs from the coordinator that owns tickets, servers and games. */
 export interface CreationHost {
@@ -278,8 +278,8 @@ export class GameCreations {
   }
 
   /** Cooperative: a party joins a creation (waiting or in flight) made for exactly its query. */
-  rideAlong(ticket: Ticket): boolean {
-    const candidates = this.rideable.get(rideKeyOf(ticket.factory, queryKey(ticket.request.matchable)));
+  rideAlong(ticket: Ticket, rideKey: string): boolean {
+    const candidates = this.rideable.get(rideKeyOf(ticket.factory, rideKey));
     if (!candidates) return false;
     for (const requestId of candidates) {
       const creation = this.creations.get(requestId)!;

@@ -71,8 +71,3 @@ export function fingerprint(request: FindRequest): string {
     request.vetoedMaps,
   ]);
 }
-
-/** Canonical form of a cooperative query: equal for queries asking exactly the same thing. */
-export function queryKey(matchable: AttributeSet): string {
-  return JSON.stringify([...matchable.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
