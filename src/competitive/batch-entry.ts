@@ -8,6 +8,11 @@ import type { ExpansionSchedule } from './expansion-schedule.js';
  */
 export interface BatchEntry {
   readonly ticket: CompetitiveTicket;
+  /**
+   * Position in the sorted batch (in the slice, for a worker's stand-ins): how a solved slice
+   * names its tickets without looking anything up.
+   */
+  readonly index: number;
   /** Players in the party. */
   readonly size: number;
   /** The party's mean score: what the batch is sorted by and windows are measured from. */
@@ -28,12 +33,15 @@ export function toBatchEntry(
   ticket: CompetitiveTicket,
   schedule: ExpansionSchedule,
   now: number,
+  /** Its position in the sorted batch; 0 for an entry looked at on its own. */
+  index = 0,
   score: number = partyScore(ticket),
 ): BatchEntry {
   const waitMs = Math.max(0, now - ticket.enqueuedAt);
   const step = schedule.stepFor(waitMs);
   return {
     ticket,
+    index,
     size: ticket.players.length,
     score,
     waitMs,
@@ -70,7 +78,7 @@ export function sortedBatchEntries(
   const entries: BatchEntry[] = [];
   for (let k = 0; k < n; k++) {
     const at = order[k] as number;
-    entries.push(toBatchEntry(tickets[at] as CompetitiveTicket, schedule, now, scores[at] as number));
+    entries.push(toBatchEntry(tickets[at] as CompetitiveTicket, schedule, now, k, scores[at] as number));
   }
   return entries;
 }

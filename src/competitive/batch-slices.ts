@@ -20,6 +20,10 @@ import { VenueChoice } from './venue-choice.js';
  * (player scores in order, latency to each configured region, whether any latency was measured,
  * configured maps preferred and vetoed, whether any preference was stated), so a slice solves to the
  * same games wherever it runs. Results name tickets by their index in the slice.
+ *
+ * Solving in process skips the round trip: solveEntries works on the batch's own entries, which
+ * answer those questions the same way, so a slice forms the same games either way, and a batch
+ * does not pay for encoding and rebuilding every ticket when it never leaves the thread.
  */
 
 /** What every slice of one batch shares: the factory's shape and the spread scores are measured in. */
@@ -149,7 +153,7 @@ export function encodeSlice(
 const NO_LATENCY: ReadonlyMap<string, number> = new Map();
 const NOTHING: readonly string[] = [];
 
-/** Entries whose stand-in tickets have the slice index as their id. */
+/** Stand-in entries, indexed by their place in the slice. */
 function decodeSlice(task: SliceTask): BatchEntry[] {
   const { maps, regions } = task.context;
   const entries: BatchEntry[] = [];
@@ -183,9 +187,10 @@ function decodeSlice(task: SliceTask): BatchEntry[] {
       preferredMaps = preferred;
       vetoedMaps = vetoed;
     }
-    const ticket: CompetitiveTicket = { ticketId: String(i), players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps };
+    const ticket: CompetitiveTicket = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps };
     entries.push({
       ticket,
+      index: i,
       size: players.length,
       score: task.score[i] as number,
       waitMs: task.waitMs[i] as number,
@@ -201,8 +206,21 @@ function decodeSlice(task: SliceTask): BatchEntry[] {
  * but for `now`, the clock the hill-climb budget is measured with (the solving thread's own).
  */
 export function solveSlice(task: SliceTask, now: () => number): SliceResult {
-  const context = task.context;
-  const entries = decodeSlice(task);
+  return solveEntries(decodeSlice(task), task.context, task.seed, task.budgetMs, now);
+}
+
+/**
+ * solveSlice on entries already at hand: consecutive entries of a sorted batch (or a slice's
+ * stand-ins). The result names each ticket by its index less the first entry's, as solveSlice's.
+ */
+export function solveEntries(
+  entries: readonly BatchEntry[],
+  context: SliceContext,
+  seed: number,
+  budgetMs: number,
+  now: () => number,
+): SliceResult {
+  const first = entries[0]?.index ?? 0;
   const venue = new VenueChoice(context.maps, context.regions);
   const teamLength: number[] = [];
   const members: number[] = [];
@@ -219,7 +237,7 @@ export function solveSlice(task: SliceTask, now: () => number): SliceResult {
   ): void => {
     for (const team of teams) {
       teamLength.push(team.length);
-      for (const entry of team) members.push(Number(entry.ticket.ticketId));
+      for (const entry of team) members.push(entry.index - first);
     }
     map.push(mapName === undefined ? -1 : context.maps.indexOf(mapName));
     region.push(regionName === undefined ? -1 : context.regions.indexOf(regionName));
@@ -238,8 +256,8 @@ export function solveSlice(task: SliceTask, now: () => number): SliceResult {
     const objective = new GameObjective(context, venue, context.sigma);
     const result = solveTeamSlice(entries, context, objective, {
       now,
-      random: seededRandom(task.seed),
-      budgetMs: task.budgetMs,
+      random: seededRandom(seed),
+      budgetMs,
     });
     for (const solved of result.games) {
       const e = solved.evaluation;

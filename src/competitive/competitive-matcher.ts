@@ -5,7 +5,7 @@ import {
   type CompetitiveTicket,
   type FormedGame,
 } from './competitive-config.js';
-import { encodeSlice, solveSlice, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
+import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { validateTicket } from './ticket-validation.js';
@@ -48,10 +48,10 @@ export interface BatchReport {
  * `maxTickets` wait; formGames sorts the batch by score and either pairs neighbours (1v1) or
  * assembles and hill-climbs games (teams, free-for-all). Leftovers stay in the pool with their
  * original enqueue time, so their windows widen by the expansion schedule.
- * A batch runs in three steps: prepare (sort, cut into slices by score range, encode them as
- * plain data), solve (the pure per-slice solver, batch-slices.ts) and apply (update the pool,
- * stats and report). formGames runs all three in process; formGamesOn solves the slices with a
- * SliceSolver (worker threads) while the caller's thread stays free.
+ * A batch runs in three steps: prepare (sort, cut into slices by score range), solve (the pure
+ * per-slice solver, batch-slices.ts) and apply (update the pool, stats and report). formGames runs
+ * all three in process, solving the sorted entries as they are; formGamesOn encodes each slice as
+ * plain data and solves it with a SliceSolver (worker threads) while the caller's thread stays free.
  * Pure: time is passed in, and the climb's clock and randomness are injected.
  */
 export class CompetitiveMatcher {
@@ -64,6 +64,8 @@ export class CompetitiveMatcher {
   private intervalStart: number | undefined;
   private lastBatchAt: number | undefined;
   private arrivalsSinceBatch = 0;
+  /** Tickets removed so far; while it has not moved since prepare, every ticket of the batch still waits. */
+  private removals = 0;
   /** Earliest moment a leftover of the last batch gets a wider window. */
   private nextRelaxationAt: number | undefined;
   private report: BatchReport | undefined;
@@ -92,7 +94,9 @@ export class CompetitiveMatcher {
   }
 
   remove(ticketId: string): boolean {
-    return this.pool.delete(ticketId);
+    if (!this.pool.delete(ticketId)) return false;
+    this.removals += 1;
+    return true;
   }
 
   get size(): number {
@@ -118,12 +122,18 @@ export class CompetitiveMatcher {
     return this.outstanding;
   }
 
-  /** Forms the games of the batch due at `now`, solving its slices in process, one after the other. */
+  /**
+   * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
+   * on the batch's own entries: no encoding, no stand-in tickets (they answer the solver alike, so
+   * the games are the same as formGamesOn's).
+   */
   formGames(now: number): FormedGame[] {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
-      results = batch.tasks.map((task) => solveSlice(task, this.deps.now));
+      results = batch.slices.map((slice) =>
+        solveEntries(batch.entries.slice(slice.from, slice.to), batch.context, slice.seed, slice.budgetMs, this.deps.now),
+      );
     } catch (error) {
       this.outstanding = false;
       throw error;
@@ -133,9 +143,9 @@ export class CompetitiveMatcher {
 
   /**
    * formGames with the slices solved by `solver` (worker threads), so the calling thread only
-   * sorts, cuts and encodes the batch, then applies the results. For the same batch and the same
-   * injected RNG it forms the same games as formGames, as long as no climb runs out of time (the
-   * budget is measured on the solver's clock).
+   * sorts, cuts and encodes the batch (as typed arrays, batch-slices.ts), then applies the results.
+   * For the same batch and the same injected RNG it forms the same games as formGames, as long as
+   * no climb runs out of time (the budget is measured on the solver's clock).
    *
    * While the batch is out the pool stays live: tickets may be added (they wait for the next
    * batch) and removed; a game that holds a ticket removed meanwhile (or removed and added again)
@@ -148,7 +158,12 @@ export class CompetitiveMatcher {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
-      results = await Promise.all(batch.tasks.map((task) => solver.solve(task)));
+      const { entries, context } = batch;
+      results = await Promise.all(
+        batch.slices.map((slice) =>
+          solver.solve(encodeSlice(entries.slice(slice.from, slice.to), context, slice.seed, slice.budgetMs)),
+        ),
+      );
     } catch (error) {
       this.outstanding = false;
       throw error;
@@ -177,10 +192,7 @@ export class CompetitiveMatcher {
     };
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
-    const tasks: SliceTask[] = [];
-    const offsets: number[] = [];
-    const tickets: CompetitiveTicket[] = [];
-    for (const entry of entries) tickets.push(entry.ticket);
+    const slices: PreparedSlice[] = [];
     for (let from = 0; from < entries.length; ) {
       let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
@@ -188,12 +200,11 @@ export class CompetitiveMatcher {
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
       const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
-      tasks.push(encodeSlice(entries.slice(from, to), context, seed, budgetMs));
-      offsets.push(from);
+      slices.push({ from, to, seed, budgetMs });
       from = to;
     }
     this.outstanding = true;
-    return { at: now, tasks, offsets, tickets, arrivals: this.arrivalsSinceBatch };
+    return { at: now, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
   }
 
   /**
@@ -208,25 +219,32 @@ export class CompetitiveMatcher {
     let converged = true;
     let dropped = 0;
     const teamCount = this.config.teams;
+    // A ticket leaves the pool only through remove or a game started here, so unless something was
+    // removed while the batch was out (formGamesOn), no game needs its tickets looked up.
+    const checkPool = this.removals !== batch.removals;
     results.forEach((result, s) => {
-      const task = batch.tasks[s] as SliceTask;
-      const offset = batch.offsets[s] as number;
+      const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
       for (let g = 0; g < result.games; g++) {
-        const teams: string[][] = [];
-        const waitsMs: number[] = [];
+        // Arrays made at their final length: grown by push, each would hold room for 17 items,
+        // and a 1v1 batch of 100k tickets makes 200k of them that all outlive the batch.
+        let players = 0;
+        for (let t = 0; t < teamCount; t++) players += result.teamLength[g * teamCount + t] as number;
+        const teams = new Array<string[]>(teamCount);
+        const waitsMs = new Array<number>(players);
+        let w = 0;
         let alive = true;
         for (let t = 0; t < teamCount; t++) {
-          const ids: string[] = [];
           const length = result.teamLength[g * teamCount + t] as number;
+          const ids = new Array<string>(length);
           for (let k = 0; k < length; k++) {
-            const local = result.members[member++] as number;
-            const ticket = batch.tickets[offset + local] as CompetitiveTicket;
-            if (this.pool.get(ticket.ticketId) !== ticket) alive = false;
-            ids.push(ticket.ticketId);
-            waitsMs.push(task.waitMs[local] as number);
+            const entry = batch.entries[offset + (result.members[member++] as number)] as BatchEntry;
+            const ticket = entry.ticket;
+            if (checkPool && this.pool.get(ticket.ticketId) !== ticket) alive = false;
+            ids[k] = ticket.ticketId;
+            waitsMs[w++] = entry.waitMs;
           }
-          teams.push(ids);
+          teams[t] = ids;
         }
         if (!alive) {
           dropped += 1;
@@ -264,7 +282,7 @@ export class CompetitiveMatcher {
     }
     this.report = {
       at: now,
-      tickets: batch.tickets.length,
+      tickets: batch.entries.length,
       games: formed.length,
       dropped,
       climbAttempts,
@@ -319,14 +337,22 @@ function canPairByWindow(low: BatchEntry, high: BatchEntry): boolean {
   return !(gap > low.maxScoreGap || gap > high.maxScoreGap);
 }
 
+/** Consecutive entries [from, to) of a prepared batch, with what its solver needs besides them. */
+interface PreparedSlice {
+  readonly from: number;
+  readonly to: number;
+  readonly seed: number;
+  readonly budgetMs: number;
+}
+
 /** A batch between prepare and apply. */
 interface PreparedBatch {
   readonly at: number;
-  readonly tasks: readonly SliceTask[];
-  /** Where each slice starts in `tickets`. */
-  readonly offsets: readonly number[];
-  /** The batch in ascending score: the ticket objects as they were when it was prepared. */
-  readonly tickets: readonly CompetitiveTicket[];
-  /** arrivalsSinceBatch when it was prepared. */
+  /** The batch in ascending score, holding the ticket objects as they were when it was prepared. */
+  readonly entries: readonly BatchEntry[];
+  readonly context: SliceContext;
+  readonly slices: readonly PreparedSlice[];
+  /** arrivalsSinceBatch and removals when it was prepared. */
   readonly arrivals: number;
+  readonly removals: number;
 }

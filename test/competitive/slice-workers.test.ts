@@ -108,6 +108,34 @@ describe('competitive batches solved on worker threads', () => {
     expect(onWorkers.lastBatch()?.climbAttempts).toBe(inProcess.lastBatch()?.climbAttempts);
   });
 
+  // formGames solves the batch's own entries, formGamesOn the typed-array stand-ins rebuilt on the
+  // worker: over a run of mixed batches both must leave the matcher in the same state.
+  it('forms the same games, reports and stats on workers as in process over a run of mixed batches', async () => {
+    const c = config({
+      teams: 3,
+      teamSize: 2,
+      teamScore: 'max',
+      maps,
+      regions,
+      hillClimbBudgetMs: 60_000,
+      expansion: steps([0, 3, 90], [10_000, 6, 130], [20_000, 40]),
+    });
+    const tickets = mixedTickets(1_600, 3, [1, 1, 2]);
+    const [inProcess, onWorkers] = twoMatchers(c, tickets.slice(0, 1_000));
+    for (const [at, arrivals] of [[0, tickets.slice(1_000)], [12_000, []], [30_000, []]] as const) {
+      const expected = inProcess.formGames(at);
+      const actual = await onWorkers.formGamesOn(at, pool);
+      expect(actual).toEqual(expected);
+      expect(onWorkers.lastBatch()).toEqual(inProcess.lastBatch());
+      expect(onWorkers.stats()).toEqual(inProcess.stats());
+      expect(onWorkers.size).toBe(inProcess.size);
+      expect(onWorkers.nextBatchAt()).toBe(inProcess.nextBatchAt());
+      for (const m of [inProcess, onWorkers]) for (const t of arrivals) m.add(t);
+    }
+    expect(inProcess.stats().gamesFormed).toBeGreaterThan(200);
+    expect(inProcess.lastBatch()?.converged).toBe(true);
+  });
+
   it('drops a game whose ticket was cancelled while the batch was out, and keeps its partner waiting', async () => {
     const m = new CompetitiveMatcher(config(), { now: () => 0, random: seededRandom(1) });
     for (const [id, score] of [['a', 1], ['b', 1.1], ['c', 5], ['d', 5.2]] as const) m.add(solo(id, score));
