@@ -90,7 +90,7 @@ export class Coordinator implements FactoryHost, CreationHost {
       }
       const cancelExpiry = deps.timers.set(() => {
         this.restored.delete(id);
-        deps.store?.remove(id);
+        if (!this.stopping) deps.store?.remove(id);
       }, left);
       this.restored.set(id, { record, fingerprint: fingerprint(record.request), cancelExpiry });
     }
@@ -339,13 +339,14 @@ export class Coordinator implements FactoryHost, CreationHost {
    * its way to a server, are never written: the common case costs no disk write.
    */
   persist(ticket: Ticket): void {
-    if (ticket.persisted || !this.deps.store) return;
+    if (ticket.persisted || !this.deps.store || this.stopping) return;
     ticket.persisted = true;
     this.deps.store.save({ request: ticket.request, createdAt: ticket.createdAt, arrival: ticket.arrival });
   }
 
   private unpersist(ticket: Ticket): void {
-    if (!ticket.persisted) return;
+    // Once stopping, the store is about to close and what it holds must survive as it is.
+    if (!ticket.persisted || this.stopping) return;
     ticket.persisted = false;
     this.deps.store?.remove(ticket.id);
   }
@@ -522,7 +523,7 @@ export class Coordinator implements FactoryHost, CreationHost {
     }
   }
 
-  /** The process is going down: from now on, nothing the closing streams do changes stored state. */
+  /** The process is going down: from now on nothing (closing streams, late timers) changes stored state. */
   beginShutdown(): void {
     this.stopping = true;
   }
