@@ -177,6 +177,24 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     expect(assigned.sort()).toEqual(['h1', 'h2', 'h3']);
   });
 
+  it('CancelFind ends a waiting ticket: its stream ends CANCELLED and its place is given up', async () => {
+    coordinator = await TestCoordinator.start(SOLO_YAML);
+    await coordinator.server({ serverId: 'none', maxGames: 0 });
+    const client = coordinator.client();
+    const first = findQueued(coordinator, client, 'c1');
+    const second = findQueued(coordinator, client, 'c2');
+    expect((await second.firstQueued).position).toBe(2);
+    const cancel = (ticketId: string) =>
+      new Promise<boolean>((resolve, reject) =>
+        client.cancelFind({ ticketId }, (err, res) => (err ? reject(err) : resolve(res!.cancelled))),
+      );
+    expect(await cancel('c1')).toBe(true);
+    expect((await first.result).error?.code).toBe(status.CANCELLED);
+    expect(await cancel('c1')).toBe(false);
+    expect(coordinator.running.coordinator.queuedIn('solo/region=eu')).toBe(1);
+    second.call.cancel();
+  });
+
   it('ends a ticket that outlives its time to live with DEADLINE_EXCEEDED', async () => {
     coordinator = await TestCoordinator.start(SOLO_YAML.replace('ticketTtlSeconds: 60', 'ticketTtlSeconds: 1'));
     await coordinator.server({ serverId: 'none', maxGames: 0 });
