@@ -1,6 +1,8 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findGame } from '../../src/clients/find-game.js';
+import { wireAttributes, wireValue } from '../../src/clients/wire-attributes.js';
+import { PredicateMode, type QueryStatsRequest, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 
 describe('the coordinator end to end over gRPC on loopback', () => {
@@ -115,5 +117,47 @@ describe('the coordinator end to end over gRPC on loopback', () => {
     expect(assignment.gameId).toBe('old-game');
     expect(assignment.created).toBe(false);
     expect(second.ended).toBeUndefined();
+  });
+
+  it('answers QueryStats over every factory matching some partitioning attributes', async () => {
+    const game = (gameId: string, factory: string, act: number, players: string[], ageMs: number) => ({
+      gameId,
+      factory,
+      matchableAttributes: wireAttributes({ act }),
+      playerIds: players,
+      open: true,
+      startedAtUnixMs: BigInt(Date.now() - ageMs),
+    });
+    await coordinator.server({
+      serverId: 'stats',
+      attributes: { version: 'v201' },
+      runningGames: [
+        game('n1', 'diablo/difficulty=normal/hardcore=false/version=v201', 1, ['a'], 60_000),
+        game('h1', 'diablo/difficulty=hard/hardcore=false/version=v201', 1, ['b', 'c'], 30_000),
+        game('h2', 'diablo/difficulty=hard/hardcore=false/version=v201', 2, ['d', 'e', 'f'], 10_000),
+        game('x1', 'diablo/difficulty=hard/hardcore=true/version=v201', 1, ['g'], 5_000),
+      ],
+    });
+    const client = coordinator.client();
+    const query = (request: Partial<QueryStatsRequest>) =>
+      new Promise<QueryStatsResponse>((resolve, reject) =>
+        client.queryStats(
+          { factory: '', template: 'diablo', partitionAttributes: {}, predicates: [], mode: 0, ...request },
+          (err, res) => (err ? reject(err) : resolve(res!)),
+        ),
+      );
+    const notHardcore = await query({ partitionAttributes: wireAttributes({ hardcore: false }) });
+    expect(notHardcore.factories).toBe(2);
+    expect(Number(notHardcore.games)).toBe(3);
+    expect(Number(notHardcore.players)).toBe(6);
+    expect(Number(notHardcore.openSlots)).toBe(3 + 2 + 1);
+    expect(notHardcore.openGamesByOpenSlots.map(Number)).toEqual([1, 1, 1, 0]);
+    expect(Number(notHardcore.maxDurationMs)).toBeGreaterThanOrEqual(60_000);
+    const act1 = await query({ predicates: [{ key: 'act', value: wireValue(1) }], mode: PredicateMode.PREDICATE_MODE_MATCH_ALL });
+    expect(Number(act1.games)).toBe(3);
+    const notAct1 = await query({ predicates: [{ key: 'act', value: wireValue(1) }], mode: PredicateMode.PREDICATE_MODE_MATCH_NONE });
+    expect(Number(notAct1.games)).toBe(1);
+    const unknown = await query({ predicates: [{ key: 'color', value: wireValue('red') }] }).catch((e: ServiceError) => e);
+    expect((unknown as ServiceError).code).toBe(status.INVALID_ARGUMENT);
   });
 });
