@@ -55,12 +55,19 @@ async function measure(mode: 'unary' | 'stream', tickets: number, concurrency: n
 const endToEnd: BenchSuite = {
   name: 'end-to-end',
   async run(options: BenchOptions): Promise<BenchRow[]> {
-    const floors = await transportFloor.run(options);
-    const floor = (prefix: string, metric: string) => floors.find((r) => r.subject.startsWith(prefix) && r.metric === metric);
+    // The floors are measured before and after ours and averaged: on a shared machine the
+    // transport's own rate drifts over a run, and a ratio against one side of it would too.
+    const before = await transportFloor.run(options);
     const tickets = options.quick ? 2000 : 20_000;
     // Same number in flight as the floors: 64 unary calls, a window of 256 on the stream.
     const unary = await measure('unary', tickets, 64);
     const stream = await measure('stream', tickets * 2, 256);
+    const after = await transportFloor.run(options);
+    const floor = (prefix: string, metric: string) => {
+      const values = [before, after].map((rows) => rows.find((r) => r.subject.startsWith(prefix) && r.metric === metric)?.value);
+      if (values.some((v) => v === undefined)) return undefined;
+      return { value: (values[0]! + values[1]!) / 2 };
+    };
     const rows: BenchRow[] = [];
     const add = (group: string, subject: string, metric: string, value: number | undefined, higherIsBetter: boolean) => {
       if (value !== undefined) rows.push({ group, subject, metric, value, higherIsBetter });
