@@ -66,7 +66,8 @@ export class CooperativeRuntime extends FactoryRuntime {
     const found = this.matcher.reserve(ticket.request.matchable, ticket.playerIds, token, now);
     if (!found) return undefined;
     const serverId = this.host.gameServer(found.gameId)!;
-    this.host.sendToServer(serverId, {
+    const link = this.host.link(serverId)!; // the game is running, so its server is connected
+    link.channel.send({
       kind: 'reserveSeats',
       gameId: found.gameId,
       playerIds: ticket.playerIds,
@@ -77,7 +78,7 @@ export class CooperativeRuntime extends FactoryRuntime {
     return {
       gameId: found.gameId,
       serverId,
-      serverEndpoint: this.host.serverEndpoint(serverId),
+      serverEndpoint: link.endpoint,
       factory: this.identity.name,
       reservationToken: token,
       created: false,
@@ -106,7 +107,7 @@ export class CooperativeRuntime extends FactoryRuntime {
     }
     if (late.length > 0) {
       // Parties that rode along after the order was sent: the server learns their seats now.
-      this.host.sendToServer(creation.serverId!, {
+      this.host.link(creation.serverId!)?.channel.send({
         kind: 'reserveSeats',
         gameId,
         playerIds: late,

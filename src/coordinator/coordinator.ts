@@ -530,20 +530,12 @@ export class Coordinator implements FactoryHost, CreationHost {
 
   // ---------------------------------------------------------------- reading
 
-  serverEndpoint(serverId: string): string {
-    return this.servers.get(serverId)?.hello.endpoint ?? '';
-  }
-
   gameServer(gameId: string): string | undefined {
     return this.games.get(gameId)?.serverId;
   }
 
   ticket(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
-  }
-
-  sendToServer(serverId: string, order: Parameters<ServerChannel['send']>[0]): void {
-    this.servers.get(serverId)?.channel.send(order);
   }
 
   factoryNames(): string[] {

@@ -2,7 +2,7 @@ import type { AttributeSet } from '../attributes/attribute-value.js';
 import type { CompetitiveStats } from '../competitive/index.js';
 import type { CooperativeStats, StatsPredicate } from '../cooperative/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import type { Assignment, FindRequest, RunningGame, ServerOrder } from './messages.js';
+import type { Assignment, FindRequest, RunningGame, ServerChannel } from './messages.js';
 import type { CoordinatorDeps } from './ports.js';
 import type { Creation, Ticket } from './tickets.js';
 
@@ -15,8 +15,8 @@ export interface FactoryHost {
   matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void;
   reservationLapsed(gameId: string, playerIds: readonly string[]): void;
   gameServer(gameId: string): string | undefined;
-  serverEndpoint(serverId: string): string;
-  sendToServer(serverId: string, order: ServerOrder): void;
+  /** The connected server's stream and endpoint, if it is still connected. */
+  link(serverId: string): { readonly channel: ServerChannel; readonly endpoint: string } | undefined;
   ticket(ticketId: string): Ticket | undefined;
 }
 
