@@ -15,7 +15,9 @@ export class LmdbStore {
 
   static open(dataDir: string): LmdbStore {
     mkdirSync(dataDir, { recursive: true });
-    return new LmdbStore(open({ path: dataDir, compression: false, maxDbs: 8 }));
+    // lmdb-js guesses "a file" from any extension in the path (so `mktemp -d`'s tmp.XXXX or
+    // ./gamefactory.d failed and left a stray -lock file beside it, issue 10): say it is a directory.
+    return new LmdbStore(open({ path: dataDir, noSubdir: false, compression: false, maxDbs: 8 }));
   }
 
   /** Counts coordinator starts, so logs and operators can tell a restart from a first start. */
