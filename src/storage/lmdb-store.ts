@@ -1,6 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
-import { LmdbTicketStore } from './lmdb-ticket-store.js';
+import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
+
+export interface LmdbStoreOptions {
+  /** Called for each ticket write that failed; the count is also on `tickets.failedWrites`. */
+  readonly onWriteFailed?: WriteFailureHandler;
+}
 
 /**
  * The embedded store: one LMDB environment in the data directory. Running games are not ours to
@@ -9,15 +14,18 @@ import { LmdbTicketStore } from './lmdb-ticket-store.js';
 export class LmdbStore {
   readonly tickets: LmdbTicketStore;
 
-  private constructor(readonly root: RootDatabase) {
-    this.tickets = new LmdbTicketStore(root);
+  private constructor(
+    readonly root: RootDatabase,
+    options: LmdbStoreOptions,
+  ) {
+    this.tickets = new LmdbTicketStore(root, options.onWriteFailed);
   }
 
-  static open(dataDir: string): LmdbStore {
+  static open(dataDir: string, options: LmdbStoreOptions = {}): LmdbStore {
     mkdirSync(dataDir, { recursive: true });
     // lmdb-js guesses "a file" from any extension in the path (so `mktemp -d`'s tmp.XXXX or
     // ./gamefactory.d failed and left a stray -lock file beside it, issue 10): say it is a directory.
-    return new LmdbStore(open({ path: dataDir, noSubdir: false, compression: false, maxDbs: 8 }));
+    return new LmdbStore(open({ path: dataDir, noSubdir: false, compression: false, maxDbs: 8 }), options);
   }
 
   /** Counts coordinator starts, so logs and operators can tell a restart from a first start. */
@@ -29,6 +37,7 @@ export class LmdbStore {
   }
 
   close(): Promise<void> {
+    this.tickets.markClosed();
     return this.root.close();
   }
 }

@@ -14,20 +14,40 @@ interface StoredTicket {
   readonly arrival: number;
 }
 
+export type TicketWriteOp = 'save' | 'remove';
+
+/**
+ * Told of every ticket write that did not reach the disk (a rejected LMDB write, a key LMDB
+ * refuses, a write after close). The ticket lives on in memory; only its restart recovery is lost.
+ */
+export type WriteFailureHandler = (op: TicketWriteOp, error: Error, ticketId: string) => void;
+
 /**
  * Waiting tickets in LMDB, keyed by ticket id, so a restarted coordinator gives retrying clients
- * their original place. Writes are asynchronous (LMDB batches them into one transaction).
+ * their original place. Writes are asynchronous (LMDB batches them into one transaction); the
+ * caller does not wait, but a failed write is counted and reported, never an unhandled rejection
+ * (which would end the process, issue 10 defect 6).
  */
 export class LmdbTicketStore implements TicketStore {
   private readonly db: Database<StoredTicket, string>;
+  private failures = 0;
+  private closed = false;
 
-  constructor(root: RootDatabase) {
+  constructor(
+    root: RootDatabase,
+    private readonly onWriteFailed: WriteFailureHandler = () => {},
+  ) {
     this.db = root.openDB<StoredTicket, string>({ name: 'tickets' });
+  }
+
+  /** Writes that failed since the store was opened. */
+  get failedWrites(): number {
+    return this.failures;
   }
 
   save(record: TicketRecord): void {
     const r = record.request;
-    void this.db.put(r.ticketId, {
+    this.write('save', r.ticketId, () => this.db.put(r.ticketId, {
       request: {
         ticketId: r.ticketId,
         template: r.template,
@@ -40,11 +60,38 @@ export class LmdbTicketStore implements TicketStore {
       },
       createdAt: record.createdAt,
       arrival: record.arrival,
-    });
+    }));
   }
 
   remove(ticketId: string): void {
-    void this.db.remove(ticketId);
+    this.write('remove', ticketId, () => this.db.remove(ticketId));
+  }
+
+  /** Later writes fail as "closed": lmdb-js would throw them from a timer, out of anyone's reach. */
+  markClosed(): void {
+    this.closed = true;
+  }
+
+  private write(op: TicketWriteOp, ticketId: string, start: () => Promise<boolean>): void {
+    let pending: Promise<boolean>;
+    try {
+      if (this.closed) throw new Error('the ticket store is closed');
+      pending = start(); // LMDB refuses some writes at once (a key over 1978 bytes)
+    } catch (error) {
+      this.failed(op, error, ticketId);
+      return;
+    }
+    pending.catch((error: unknown) => this.failed(op, error, ticketId));
+  }
+
+  private failed(op: TicketWriteOp, error: unknown, ticketId: string): void {
+    this.failures += 1;
+    const reason = error instanceof Error ? error : new Error(String(error));
+    try {
+      this.onWriteFailed(op, reason, ticketId);
+    } catch {
+      // a throwing handler must not turn into the unhandled rejection this exists to prevent
+    }
   }
 
   /** Every stored ticket, oldest arrival first. */
