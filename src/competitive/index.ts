@@ -20,4 +20,4 @@ export { ExpansionSchedule } from './expansion-schedule.js';
 export { OBJECTIVE_WEIGHTS } from './game-objective.js';
 export { ScoreDistribution } from './score-distribution.js';
 export { seededRandom } from './seeded-random.js';
-export { validateTicket } from './ticket-validation.js';
+export { MAX_ABS_SCORE, validateTicket } from './ticket-validation.js';

@@ -1,6 +1,13 @@
 import type { CompetitiveConfig, CompetitivePlayer, CompetitiveTicket } from './competitive-config.js';
 
 /**
+ * Scores are opaque but bounded: |score| <= 1e9 covers every rating scale in use (Elo, Glicko,
+ * TrueSkill, MMR) with room to spare, and keeps squares and sums of scores far from overflow, so
+ * no ticket can make a factory's statistics infinite (issue 10, defect 8).
+ */
+export const MAX_ABS_SCORE = 1e9;
+
+/**
  * Pure validation of one ticket against a factory's config. Returns an error message that names
  * the offending field with the wire names of proto/gamefactory/v1/matchmaker.proto (so the
  * transport can pass it to the client as is), or undefined when the ticket is acceptable.
@@ -25,7 +32,9 @@ export function validateTicket(config: CompetitiveConfig, ticket: CompetitiveTic
         return `party[${i}].player_id: same player as party[${earlier}]`;
       }
     }
-    if (!Number.isFinite((party[i] as CompetitivePlayer).score)) return `party[${i}].score: must be a finite number`;
+    const score = (party[i] as CompetitivePlayer).score;
+    if (!Number.isFinite(score)) return `party[${i}].score: must be a finite number`;
+    if (score > MAX_ABS_SCORE || score < -MAX_ABS_SCORE) return `party[${i}].score: must be within ±1e9`;
   }
   if (!Number.isFinite(ticket.enqueuedAt)) return 'enqueued_at: must be a finite number';
 
