@@ -51,6 +51,21 @@ function matcherWith(pool: readonly CompetitiveTicket[]): CompetitiveMatcher {
   return matcher;
 }
 
+/** 5v5 with parties of 1-3 (issue 10, defect 10): the team path, assembly by party size, no climb. */
+const fiveOnFive: CompetitiveConfig = {
+  ...oneOnOne,
+  teamSize: 5,
+  hillClimbBudgetMs: 0,
+};
+
+function partyTickets(n: number, seed: number): CompetitiveTicket[] {
+  return tickets(n, 'p', seed).map((ticket, k) => {
+    const size = 1 + (k % 3);
+    const players = Array.from({ length: size }, (_, i) => ({ playerId: `${ticket.ticketId}.${i}`, score: ticket.players[0]!.score }));
+    return { ...ticket, players };
+  });
+}
+
 export default [
   defineCase({
     name: 'competitive: form a 1v1 batch of n tickets (sort, pair neighbours)',
@@ -82,6 +97,25 @@ export default [
       const ticket = extra[i % extra.length] as CompetitiveTicket;
       matcher.add(ticket);
       return matcher.remove(ticket.ticketId);
+    },
+  }),
+  defineCase({
+    name: 'competitive: form a 5v5 batch of n party tickets (sort, assemble by party size)',
+    budget: 'O(n log n)',
+    minLog2: 10,
+    maxLog2: 15,
+    setup(n) {
+      const pool = partyTickets(n, n);
+      const matcher = new CompetitiveMatcher(fiveOnFive, { now: () => 0, random: seededRandom(1) });
+      for (const ticket of pool) matcher.add(ticket);
+      return { matcher, pool };
+    },
+    run({ matcher, pool }) {
+      const games = matcher.formGames(0);
+      const matched = new Set<string>();
+      for (const game of games) for (const team of game.teams) for (const id of team) matched.add(id);
+      for (const ticket of pool) if (matched.has(ticket.ticketId)) matcher.add(ticket);
+      return games.length;
     },
   }),
 ];
