@@ -58,6 +58,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     coordinator,
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
+    settings: options.config.grpc,
     now,
     log: options.log,
     onServerMessageRejected: (kind) => metrics.serverMessageRejected(kind),

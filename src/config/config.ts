@@ -6,6 +6,15 @@ export interface CoordinatorConfig {
   readonly templates: readonly FactoryTemplate[];
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
+  readonly grpc: GrpcSettings;
+}
+
+/** The gRPC server's connection settings (factories.yaml `grpc`). */
+export interface GrpcSettings {
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  readonly maxReceiveMessageBytes: number;
+  readonly maxSendMessageBytes: number;
 }
 
 export interface PlacementSettings {

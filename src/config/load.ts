@@ -48,6 +48,7 @@ function normalise(raw: RawConfig): CoordinatorConfig {
       ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
+    grpc: { ...raw.grpc },
   };
 }
 

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { LIMITS } from '../attributes/limits.js';
 
+/** Defaults of the `grpc` section, also what a gRPC server started without settings uses. */
+export const GRPC_DEFAULTS = {
+  keepaliveTimeMs: 30_000,
+  keepaliveTimeoutMs: 10_000,
+  maxReceiveMessageBytes: LIMITS.maxMessageBytes,
+  maxSendMessageBytes: LIMITS.maxMessageBytes,
+} as const;
+
 /**
  * The shape of factories.yaml. Parsing is `parse (YAML) -> validate (this schema) -> normalise`
  * (load.ts); everything after reading the file is pure.
@@ -109,6 +117,19 @@ export const configSchema = z.strictObject({
       keepaliveIntervalMs: z.number().int().min(50).max(600_000).default(5000),
     })
     .default({ keepaliveIntervalMs: 5000 }),
+  /** The gRPC server itself, for every client and server connection (issue 10, defect 7). */
+  grpc: z
+    .strictObject({
+      /** HTTP/2 PING sent on a connection idle this long, so dead peers are found on quiet links. */
+      keepaliveTimeMs: z.number().int().min(1000).max(7_200_000).default(GRPC_DEFAULTS.keepaliveTimeMs),
+      /** A PING unanswered for this long closes the connection. */
+      keepaliveTimeoutMs: z.number().int().min(1000).max(600_000).default(GRPC_DEFAULTS.keepaliveTimeoutMs),
+      /** Largest request or stream message accepted; a larger one fails RESOURCE_EXHAUSTED. */
+      maxReceiveMessageBytes: z.number().int().min(65_536).max(64 * 1024 * 1024).default(GRPC_DEFAULTS.maxReceiveMessageBytes),
+      /** Largest message sent (QueryStats across many factories is the biggest answer). */
+      maxSendMessageBytes: z.number().int().min(65_536).max(64 * 1024 * 1024).default(GRPC_DEFAULTS.maxSendMessageBytes),
+    })
+    .default(GRPC_DEFAULTS),
   factories: z
     .array(template)
     .min(1)

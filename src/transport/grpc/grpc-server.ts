@@ -4,7 +4,8 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LIMITS } from '../../attributes/limits.js';
+import type { GrpcSettings } from '../../config/config.js';
+import { GRPC_DEFAULTS } from '../../config/schema.js';
 import type { Coordinator } from '../../coordinator/coordinator.js';
 import type { Log } from '../../coordinator/ports.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
@@ -18,6 +19,8 @@ const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/ma
 export interface GrpcServerOptions {
   readonly coordinator: Coordinator;
   readonly keepaliveIntervalMs: number;
+  /** factories.yaml `grpc`; GRPC_DEFAULTS when left out. */
+  readonly settings?: GrpcSettings;
   readonly now: () => number;
   readonly log: Log;
   readonly onServerMessageRejected?: (kind: string) => void;
@@ -36,12 +39,13 @@ export interface RunningGrpcServer {
  * service and server reflection so any gRPC client in any language can discover and call them.
  */
 export async function startGrpcServer(address: string, options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const settings = options.settings ?? GRPC_DEFAULTS;
   const server = new Server({
-    'grpc.max_receive_message_length': LIMITS.maxMessageBytes,
-    'grpc.max_send_message_length': LIMITS.maxMessageBytes,
+    'grpc.max_receive_message_length': settings.maxReceiveMessageBytes,
+    'grpc.max_send_message_length': settings.maxSendMessageBytes,
     // Detect dead peers on idle connections too.
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
+    'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs,
     'grpc.keepalive_permit_without_calls': 1,
   });
   server.addService(GameServerLinkService, {
