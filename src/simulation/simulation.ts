@@ -114,10 +114,13 @@ export function runSimulation(input: SimulationInput): SimulationReport {
 
   const ratings = ratingSystems.map((system) => {
     progress(`ratings: ${system.name}`);
-    const scale = system.uncertainty(system.initial()) / sd;
+    // The factory's gaps are in the scenario's skill units; a system whose initial uncertainty
+    // spans the population (Elo 350, TrueSkill 8.3) gets them in its own units.
+    const initialUncertainty = system.uncertainty(system.initial());
+    const scale = initialUncertainty > 0 ? initialUncertainty / sd : 1;
     const scaled: CompetitiveConfig = {
       ...factory,
-      expansion: factory.expansion.map((s) => ({ ...s, maxScoreGap: s.maxScoreGap * scale })),
+      expansion: factory.expansion.map((s) => ({ ...s, maxScoreGap: s.maxScoreGap === Infinity ? Infinity : s.maxScoreGap * scale })),
     };
     const log: CompetitiveRunLog = runCompetitive({
       ...base,
