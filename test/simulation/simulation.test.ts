@@ -89,7 +89,7 @@ describe('gamefactory simulate', () => {
     const recording = {
       name: 'recording',
       arrive: (t: QueuedTicket) => (arrived.push(t), queue.arrive(t)),
-      check: (now: number) => queue.check(now),
+      check: () => queue.check(),
       get waiting() {
         return queue.waiting;
       },
