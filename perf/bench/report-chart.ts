@@ -1,5 +1,5 @@
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { renderSvg } from '../../src/charts/vega-svg.js';
 import type { BenchRow } from './bench-suite.js';
 
 /**
@@ -33,10 +33,5 @@ export async function renderGroupChart(group: string, rows: readonly BenchRow[])
     resolve: { scale: { y: 'independent' } },
   } as TopLevelSpec;
 
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
+  return renderSvg(spec);
 }

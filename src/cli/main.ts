@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { startCoordinatorProcess } from '../app/coordinator-process.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { createLogger } from './logger.js';
+import { registerSimulateCommand } from './simulate-command.js';
 
 const program = new Command()
   .name('gamefactory')
@@ -96,6 +97,8 @@ program
     const { runLoadCommand } = await import('../loadgen/load-command.js');
     await runLoadCommand(opts);
   });
+
+registerSimulateCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error);

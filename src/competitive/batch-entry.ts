@@ -45,7 +45,8 @@ export function toBatchEntry(
     size: ticket.players.length,
     score,
     waitMs,
-    maxScoreGap: step.maxScoreGap,
+    // A rating system's uncertainty widens the window (issue 13): an unsure score is a wide guess.
+    maxScoreGap: step.maxScoreGap + (ticket.scoreUncertainty ?? 0),
     maxLatencyMs: step.maxLatencyMs,
   };
 }

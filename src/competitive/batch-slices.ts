@@ -1,8 +1,9 @@
 import type { BatchEntry } from './batch-entry.js';
-import type { CompetitivePlayer, CompetitiveTicket, TeamScoreAggregation } from './competitive-config.js';
+import type { CompetitivePlayer, CompetitiveTicket, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
 import { pairNeighbours } from './one-on-one-pairing.js';
 import { seededRandom } from './seeded-random.js';
+import { SoftPreferences } from './soft-preferences.js';
 import { solveTeamSlice } from './team-batch-solver.js';
 import { VenueChoice } from './venue-choice.js';
 
@@ -35,6 +36,8 @@ export interface SliceContext {
   readonly regions: readonly string[];
   /** The factory's score standard deviation at prepare time (1 while unknown); > 0. */
   readonly sigma: number;
+  /** Soft filters (issue 13); absent means none. */
+  readonly softPreferences?: readonly SoftPreference[];
 }
 
 /** One slice: `count` consecutive tickets of the sorted batch. Plain, structured-clone-able data. */
@@ -59,6 +62,11 @@ export interface SliceTask {
   readonly latency: Float64Array;
   /** count x maps: PREFERRED | VETOED bits; empty when no maps are configured. */
   readonly mapFlags: Uint8Array;
+  /**
+   * count x soft preferences: each ticket's value of the preference's attribute as an id local to
+   * the slice (equal ids = equal values), -1 where not stated; empty without soft preferences.
+   */
+  readonly softValue: Int32Array;
 }
 
 /** The games a slice formed, tickets named by their index in the slice. */
@@ -106,6 +114,9 @@ export function encodeSlice(
   const flags = new Uint8Array(count);
   const latency = new Float64Array(count * regions.length);
   const mapFlags = new Uint8Array(count * maps.length);
+  const soft = context.softPreferences ?? [];
+  const softValue = new Int32Array(count * soft.length).fill(-1);
+  const softIds = new Map<string, number>();
   let players = 0;
   for (const entry of entries) players += entry.ticket.players.length;
   const playerScore = new Float64Array(players);
@@ -131,6 +142,13 @@ export function encodeSlice(
       mapFlags[i * maps.length + m] =
         (ticket.preferredMaps.includes(map) ? PREFERRED : 0) | (ticket.vetoedMaps.includes(map) ? VETOED : 0);
     }
+    for (let s = 0; s < soft.length; s++) {
+      const value = ticket.softAttributes?.get((soft[s] as SoftPreference).attribute);
+      if (value === undefined) continue;
+      let id = softIds.get(value);
+      if (id === undefined) softIds.set(value, (id = softIds.size));
+      softValue[i * soft.length + s] = id;
+    }
   }
   playerStart[count] = p;
   return {
@@ -147,6 +165,7 @@ export function encodeSlice(
     flags,
     latency,
     mapFlags,
+    softValue,
   };
 }
 
@@ -187,7 +206,13 @@ function decodeSlice(task: SliceTask): BatchEntry[] {
       preferredMaps = preferred;
       vetoedMaps = vetoed;
     }
-    const ticket: CompetitiveTicket = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps };
+    const soft = task.context.softPreferences ?? [];
+    let softAttributes: Map<string, string> | undefined;
+    for (let s = 0; s < soft.length; s++) {
+      const id = task.softValue[i * soft.length + s] as number;
+      if (id >= 0) (softAttributes ??= new Map()).set((soft[s] as SoftPreference).attribute, String(id));
+    }
+    const ticket: CompetitiveTicket = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps, softAttributes };
     entries.push({
       ticket,
       index: i,
@@ -222,6 +247,7 @@ export function solveEntries(
 ): SliceResult {
   const first = entries[0]?.index ?? 0;
   const venue = new VenueChoice(context.maps, context.regions);
+  const soft = new SoftPreferences(context.softPreferences ?? []);
   const teamLength: number[] = [];
   const members: number[] = [];
   const map: number[] = [];
@@ -248,12 +274,12 @@ export function solveEntries(
   let climbImprovements = 0;
   let converged = true;
   if (context.teams === 2 && context.teamSize === 1) {
-    for (const pairing of pairNeighbours(entries, venue, context.sigma)) {
+    for (const pairing of pairNeighbours(entries, venue, context.sigma, soft)) {
       const gap = pairing.high.score - pairing.low.score;
       game([[pairing.high], [pairing.low]], pairing.map.map, pairing.region.region, gap, gap);
     }
   } else {
-    const objective = new GameObjective(context, venue, context.sigma);
+    const objective = new GameObjective(context, venue, context.sigma, soft);
     const result = solveTeamSlice(entries, context, objective, {
       now,
       random: seededRandom(seed),

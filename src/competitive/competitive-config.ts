@@ -39,6 +39,37 @@ export interface CompetitiveConfig {
   readonly maps: readonly string[];
   /** May be empty: then latency is ignored and games have no region. */
   readonly regions: readonly string[];
+  /** Latency prior from latitude/longitude for tickets with no measured pings (locality.ts). */
+  readonly locality?: LocalityConfig;
+  /** Weighted soft filters: order candidate games without excluding any (soft-preferences.ts). */
+  readonly softPreferences?: readonly SoftPreference[];
+}
+
+/** A point on the globe in degrees. */
+export interface GeoPoint {
+  readonly latitude: number;
+  readonly longitude: number;
+}
+
+/**
+ * Destiny thesis, "Locality": where each region's servers are, and how distance becomes latency:
+ * baseMs + msPerKm x great-circle km.
+ */
+export interface LocalityConfig {
+  readonly regionLocations: ReadonlyMap<string, GeoPoint>;
+  readonly msPerKm: number;
+  readonly baseMs: number;
+}
+
+/**
+ * Destiny thesis, "soft filters": a game whose players do not all share the same value of the
+ * soft attribute `attribute` costs `weight` (in sigma of skill, the objective's unit) times the
+ * fraction of its players that differ from the most common value. Players without the attribute
+ * do not count.
+ */
+export interface SoftPreference {
+  readonly attribute: string;
+  readonly weight: number;
 }
 
 export interface CompetitivePlayer {
@@ -56,6 +87,12 @@ export interface CompetitiveTicket {
   readonly latencyMs: ReadonlyMap<string, number>;
   readonly preferredMaps: readonly string[];
   readonly vetoedMaps: readonly string[];
+  /** Where the party plays from; gives a latency prior when latencyMs is empty (locality.ts). */
+  readonly location?: GeoPoint;
+  /** Soft attributes (e.g. language) that softPreferences weigh; never exclude a game. */
+  readonly softAttributes?: ReadonlyMap<string, string>;
+  /** How unsure the party's score is (a rating system's uncertainty): widens its score window. */
+  readonly scoreUncertainty?: number;
 }
 
 export interface GameQuality {

@@ -7,6 +7,7 @@ import {
 } from './competitive-config.js';
 import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
+import { withLatencyPrior } from './locality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { validateTicket } from './ticket-validation.js';
 
@@ -81,7 +82,8 @@ export class CompetitiveMatcher {
   }
 
   /** Throws on an invalid ticket (see validateTicket) or an id already waiting. */
-  add(ticket: CompetitiveTicket): void {
+  add(submitted: CompetitiveTicket): void {
+    const ticket = withLatencyPrior(this.config, submitted);
     const error = validateTicket(this.config, ticket);
     if (error !== undefined) throw new Error(error);
     if (this.pool.has(ticket.ticketId)) throw new Error(`ticket_id: ${ticket.ticketId} is already waiting`);
@@ -189,6 +191,7 @@ export class CompetitiveMatcher {
       maps: this.config.maps,
       regions: this.config.regions,
       sigma: this.distribution.stdDev > 0 ? this.distribution.stdDev : 1,
+      softPreferences: this.config.softPreferences ?? [],
     };
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);

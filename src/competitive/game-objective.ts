@@ -1,5 +1,6 @@
 import type { BatchEntry } from './batch-entry.js';
 import type { CompetitiveConfig } from './competitive-config.js';
+import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
 import { teamScore } from './team-score.js';
 import type { VenueChoice } from './venue-choice.js';
 
@@ -40,6 +41,8 @@ export class GameObjective {
     private readonly venue: VenueChoice,
     /** The factory's score spread used to normalise; > 0. */
     private readonly sigma: number,
+    /** Soft filters of the factory (issue 13): add to the cost, never to viability. */
+    private readonly soft: SoftPreferences = NO_SOFT_PREFERENCES,
   ) {}
 
   evaluate(teams: readonly (readonly BatchEntry[])[]): GameEvaluation {
@@ -87,7 +90,8 @@ export class GameObjective {
       (w.teamImbalance * teamImbalance) / this.sigma +
       (w.spread * scoreGap) / this.sigma +
       (regionChoice ? regionChoice.worstLatencyMs / w.latencyMsPerSigma : 0) +
-      (mapChoice && players > 0 ? (w.unmetMapPreference * mapChoice.unmetPreferences) / players : 0);
+      (mapChoice && players > 0 ? (w.unmetMapPreference * mapChoice.unmetPreferences) / players : 0) +
+      (this.soft.empty ? 0 : this.soft.cost(members));
     if (!viable) cost += w.notViable + windowExcess / this.sigma;
     return {
       viable,

@@ -6,6 +6,9 @@ export {
   type ExpansionStep,
   type FormedGame,
   type GameQuality,
+  type GeoPoint,
+  type LocalityConfig,
+  type SoftPreference,
   type TeamScoreAggregation,
 } from './competitive-config.js';
 export {
@@ -21,3 +24,5 @@ export { OBJECTIVE_WEIGHTS } from './game-objective.js';
 export { ScoreDistribution } from './score-distribution.js';
 export { seededRandom } from './seeded-random.js';
 export { MAX_ABS_SCORE, validateTicket } from './ticket-validation.js';
+export { greatCircleKm, latencyPrior, withLatencyPrior } from './locality.js';
+export { SoftPreferences } from './soft-preferences.js';

@@ -1,5 +1,6 @@
 import type { BatchEntry } from './batch-entry.js';
 import { OBJECTIVE_WEIGHTS } from './game-objective.js';
+import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
 import type { MapChoice, RegionChoice, VenueChoice } from './venue-choice.js';
 
 export interface Pairing {
@@ -19,7 +20,12 @@ export interface Pairing {
  * one neighbour when pairing it with the other lets more games start. O(n) after the O(n log n)
  * sort; whoever is left goes back with its wait carried over.
  */
-export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice, sigma: number): Pairing[] {
+export function pairNeighbours(
+  sorted: readonly BatchEntry[],
+  venue: VenueChoice,
+  sigma: number,
+  soft: SoftPreferences = NO_SOFT_PREFERENCES,
+): Pairing[] {
   const n = sorted.length;
   // games[i], cost[i]: best over the first i entries; tookPair[i]: whether entries i-2, i-1 pair.
   // The table holds numbers only: keeping every candidate pairing alive until the walk back made
@@ -36,7 +42,7 @@ export function pairNeighbours(sorted: readonly BatchEntry[], venue: VenueChoice
     const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, scratch);
     if (pairing === undefined) continue;
     const withPair = (games[i - 2] as number) + 1;
-    const withCost = (cost[i - 2] as number) + pairCost(pairing, sigma);
+    const withCost = (cost[i - 2] as number) + pairCost(pairing, sigma, soft, scratch);
     if (withPair > (games[i] as number) || (withPair === games[i] && withCost < (cost[i] as number))) {
       games[i] = withPair;
       cost[i] = withCost;
@@ -68,9 +74,13 @@ function tryPair(low: BatchEntry, high: BatchEntry, venue: VenueChoice, members:
   return { low, high, map, region };
 }
 
-function pairCost(pairing: Pairing, sigma: number): number {
+function pairCost(pairing: Pairing, sigma: number, soft: SoftPreferences, members: BatchEntry[]): number {
   const w = OBJECTIVE_WEIGHTS;
+  members[0] = pairing.low;
+  members[1] = pairing.high;
+  const softCost = soft.empty ? 0 : soft.cost(members);
   return (
+    softCost +
     ((w.teamImbalance + w.spread) * (pairing.high.score - pairing.low.score)) / sigma +
     pairing.region.worstLatencyMs / w.latencyMsPerSigma +
     (w.unmetMapPreference * pairing.map.unmetPreferences) / 2

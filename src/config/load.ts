@@ -82,6 +82,14 @@ function normaliseStrategy(raw: RawTemplate): Strategy {
       hillClimbBudgetMs: c.hillClimbBudgetMs,
       maps: c.maps,
       regions: c.regions,
+      ...(c.locality && {
+        locality: {
+          msPerKm: c.locality.msPerKm,
+          baseMs: c.locality.baseMs,
+          regionLocations: new Map(Object.entries(c.locality.regions)),
+        },
+      }),
+      softPreferences: c.softPreferences,
     },
   };
 }

@@ -36,6 +36,28 @@ const expansionStep = z.strictObject({
   maxLatencyMs: z.number().positive().optional(),
 });
 
+const geoPoint = z.strictObject({
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+});
+
+/** Destiny thesis, "Locality": a latency prior for tickets that measured no ping (issue 13). */
+const locality = z.strictObject({
+  /** Round-trip ms per km of great-circle distance; ~0.02 on real routes (twice light in fibre). */
+  msPerKm: z.number().positive().max(1).default(0.02),
+  /** ms added to every prior: the last mile and the server's own delay. */
+  baseMs: z.number().min(0).max(1000).default(10),
+  /** Where each region's servers are; keys must be among `regions`. */
+  regions: z.record(z.string().min(1).max(LIMITS.maxKeyLength), geoPoint),
+});
+
+/** Destiny thesis, soft filters: prefer games whose players share a soft attribute's value. */
+const softPreference = z.strictObject({
+  attribute: key,
+  /** Cost, in sigma of skill, of a game where no two players agree (0.25 ~ a quarter sigma). */
+  weight: z.number().positive().max(100),
+});
+
 const competitive = z.strictObject({
   teams: z.number().int().min(2).max(64),
   teamSize: z.number().int().min(1).max(LIMITS.maxPartySize),
@@ -57,6 +79,14 @@ const competitive = z.strictObject({
   hillClimbBudgetMs: z.number().min(0).max(10_000).default(20),
   maps: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
   regions: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
+  locality: locality.optional(),
+  softPreferences: z.array(softPreference).max(LIMITS.maxMatchableKeys).default([]),
+}).superRefine((c, ctx) => {
+  for (const region of Object.keys(c.locality?.regions ?? {})) {
+    if (!c.regions.includes(region)) {
+      ctx.addIssue({ code: 'custom', path: ['locality', 'regions', region], message: `"${region}" is not one of regions` });
+    }
+  }
 });
 
 const template = z

@@ -131,6 +131,23 @@ describe('factories.yaml: parse -> validate -> normalise', () => {
     expect(diablo.axes.map((a) => a.key)).toEqual(['difficulty', 'hardcore', 'version']);
     expect(diablo.strategy).toMatchObject({ kind: 'cooperative', settings: { maxPlayers: 4 } });
     const duel = config.templates.find((t) => t.strategy.kind === 'competitive')!;
-    expect(duel.strategy).toMatchObject({ settings: { teams: 2, teamSize: 1 } });
+    expect(duel.strategy).toMatchObject({ settings: { teams: 2, teamSize: 1, softPreferences: [{ attribute: 'language', weight: 0.25 }] } });
+    const settings = duel.strategy.kind === 'competitive' ? duel.strategy.settings : undefined;
+    expect(settings?.locality?.regionLocations.get('eu-west')).toEqual({ latitude: 53.3, longitude: -6.3 });
+    expect(settings?.locality?.msPerKm).toBe(0.02);
+  });
+
+  it('refuses a locality region that is not one of the regions, naming it', () => {
+    const yaml = [
+      'factories:',
+      '  - name: duel',
+      '    competitive:',
+      '      teams: 2',
+      '      teamSize: 1',
+      '      expansion: [{ afterSeconds: 0 }]',
+      '      regions: [eu-west]',
+      '      locality: { regions: { mars: { latitude: 0, longitude: 0 } } }',
+    ].join('\n');
+    expect(() => parseConfig(yaml)).toThrow(/factories\[0\]\.competitive\.locality\.regions\.mars: "mars" is not one of regions/);
   });
 });

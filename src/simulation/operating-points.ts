@@ -1,0 +1,65 @@
+import type { CompetitiveConfig, ExpansionStep } from '../competitive/index.js';
+import { GamefactoryQueue } from './queues/gamefactory-queue.js';
+import { LenienceQueue } from './queues/lenience-queue.js';
+import { RandomPairingQueue } from './queues/random-pairing-queue.js';
+import type { SimulatedQueue } from './queues/simulated-queue.js';
+import { SkillBucketQueue } from './queues/skill-bucket-queue.js';
+
+/**
+ * Every matcher at a few operating points (settings trading gap for wait), for the gap/wait
+ * frontier. Skill only: regions are left out, so no matcher is held back by latency caps the
+ * others do not have. Units: sd = the population's skill sd.
+ */
+export interface OperatingPoint {
+  readonly matcher: 'gamefactory' | 'gamefactory (default schedule)' | 'skill buckets' | 'lenience model' | 'random pairing';
+  readonly setting: string;
+  readonly make: (seed: number) => SimulatedQueue;
+}
+
+/** Ours: a first window of w0 sd that grows by w0 every 5 s of waiting, any gap after 2 minutes. */
+export function widening(w0: number, sd: number): ExpansionStep[] {
+  const steps: ExpansionStep[] = [];
+  for (let s = 0; s < 120; s += 1) steps.push({ afterMs: s * 1000, maxScoreGap: w0 * sd * (1 + s / 5), maxLatencyMs: Infinity });
+  steps.push({ afterMs: 120_000, maxScoreGap: Infinity, maxLatencyMs: Infinity });
+  return steps;
+}
+
+export function operatingPoints(factory: CompetitiveConfig, sd: number): OperatingPoint[] {
+  const skillOnly: CompetitiveConfig = {
+    ...factory,
+    regions: [],
+    hillClimbBudgetMs: 0,
+    expansion: factory.expansion.map((s) => ({ ...s, maxLatencyMs: Infinity })),
+  };
+  const points: OperatingPoint[] = [];
+  for (const w0 of [0.01, 0.02, 0.05, 0.1, 0.2, 0.4]) {
+    points.push({
+      matcher: 'gamefactory',
+      setting: `first window ${w0} sd`,
+      make: (seed) => new GamefactoryQueue({ ...skillOnly, expansion: widening(w0, sd) }, seed),
+    });
+  }
+  points.push({
+    matcher: 'gamefactory (default schedule)',
+    setting: 'factories.yaml expansion',
+    make: (seed) => new GamefactoryQueue(skillOnly, seed, 'gamefactory (default schedule)'),
+  });
+  // The design doc's settings (round() of a TrueSkill score ~ 1/8 of its sd per bucket), and faster widening.
+  for (const stepS of [1, 5, 20]) {
+    points.push({
+      matcher: 'skill buckets',
+      setting: `1 bucket (0.125 sd) per ${stepS} s, max 10`,
+      make: () => new SkillBucketQueue({ bucketWidth: 0.125 * sd, rangeStepMs: stepS * 1000, rangeMax: 10 }),
+    });
+  }
+  // The paper's M: 25 Elo points (0.125 sd of a 200-point spread) acceptable at once with 50 ms pings.
+  for (const growth of [0.05, 0.2, 1]) {
+    points.push({
+      matcher: 'lenience model',
+      setting: `lenience +${growth}/s`,
+      make: () => new LenienceQueue({ perScore: 0.5 / (0.125 * sd), perMs: 1 / 200, growthPerSecond: growth }),
+    });
+  }
+  points.push({ matcher: 'random pairing', setting: 'oldest two', make: () => new RandomPairingQueue() });
+  return points;
+}

@@ -1,0 +1,37 @@
+import { CompetitiveMatcher, seededRandom, type CompetitiveConfig } from '../../competitive/index.js';
+import type { QueuedTicket, SimMatch, SimulatedQueue } from './simulated-queue.js';
+
+/**
+ * The production CompetitiveMatcher, in process, on simulated time: a batch runs whenever the
+ * matcher says one is due (nextBatchAt), and the hill-climb's clock is frozen so its budget never
+ * runs out mid-climb (a simulation measures quality, not this machine's speed).
+ */
+export class GamefactoryQueue implements SimulatedQueue {
+  readonly name: string;
+  private readonly matcher: CompetitiveMatcher;
+  constructor(config: CompetitiveConfig, seed: number, name = 'gamefactory') {
+    this.name = name;
+    this.matcher = new CompetitiveMatcher(config, { now: () => 0, random: seededRandom(seed) });
+  }
+  arrive(t: QueuedTicket): void {
+    this.matcher.add({
+      ticketId: t.id,
+      players: t.players.map((p, i) => ({ playerId: p.id, score: t.playerScores[i] as number })),
+      enqueuedAt: t.enqueuedAt,
+      latencyMs: t.latencyMs,
+      preferredMaps: [],
+      vetoedMaps: [],
+      location: t.location,
+      softAttributes: new Map([['language', t.language]]),
+      ...(t.uncertainty > 0 && { scoreUncertainty: t.uncertainty }),
+    });
+  }
+  check(now: number): SimMatch[] {
+    const due = this.matcher.nextBatchAt();
+    if (due === undefined || due > now) return [];
+    return this.matcher.formGames(now).map((g) => ({ teams: g.teams, ...(g.region !== undefined && { region: g.region }) }));
+  }
+  get waiting(): number {
+    return this.matcher.size;
+  }
+}

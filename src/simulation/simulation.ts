@@ -1,0 +1,174 @@
+import type { CompetitiveConfig, LocalityConfig } from '../competitive/index.js';
+import type { CoordinatorConfig } from '../config/config.js';
+import { runCompetitive, type CompetitiveRunLog } from './competitive-run.js';
+import { runCooperative, type CooperativeSummary } from './cooperative-run.js';
+import { DEFAULT_ROUTE } from './latency-model.js';
+import { operatingPoints } from './operating-points.js';
+import { createPopulation } from './population.js';
+import { checkGoals, type FrontierPoint, type GoalCheck } from './quality-goals.js';
+import { GamefactoryQueue } from './queues/gamefactory-queue.js';
+import type { RatingSystem } from './rating-system-contract.js';
+import { streamSeed } from './sampling.js';
+import type { Scenario } from './scenario.js';
+import { histogram, mean, quantile, round, summarize, type Summary } from './statistics.js';
+
+export interface SimulationReport {
+  readonly scenario: { readonly seed: number; readonly factory: string; readonly perSecond: number; readonly durationHours: number; readonly players: number };
+  /** The factory as configured (regions, locality, soft preferences), matched on true skill. */
+  readonly main: {
+    readonly games: number;
+    readonly ticketsQueued: number;
+    readonly unmatched: number;
+    readonly waitS: Summary;
+    readonly gapSigma: Summary;
+    readonly latencyMs: Summary;
+    readonly latencyHistogram: { from: number; count: number }[];
+  };
+  readonly frontier: FrontierPoint[];
+  readonly distributions: { matcher: string; waitsS: { from: number; count: number }[]; gapsSigma: { from: number; count: number }[] }[];
+  readonly goals: GoalCheck[];
+  readonly ratings: {
+    readonly system: string;
+    readonly errorByGames: { games: number; players: number; meanError: number; withinTolerance: number }[];
+    readonly within2_5PercentAfter10Games: number;
+    readonly higherRatedWinRate: { hour: number; games: number; winRate: number }[];
+  }[];
+  readonly cooperative: CooperativeSummary | undefined;
+}
+
+export interface SimulationInput {
+  readonly scenario: Scenario;
+  readonly config: CoordinatorConfig;
+  /** The built-in rating systems (src/ratings/ once merged); none = the ratings charts stay empty. */
+  readonly ratingSystems: readonly RatingSystem[];
+  /** Called between runs, for a progress line; no effect on results. */
+  readonly progress?: (what: string) => void;
+}
+
+export function competitiveSettings(config: CoordinatorConfig, name: string): CompetitiveConfig {
+  const template = config.templates.find((t) => t.name === name);
+  if (template === undefined) throw new Error(`scenario factory: no template "${name}" in the config`);
+  if (template.strategy.kind !== 'competitive') throw new Error(`scenario factory: "${name}" is not competitive`);
+  return template.strategy.settings;
+}
+
+export function runSimulation(input: SimulationInput): SimulationReport {
+  const { scenario, config, ratingSystems } = input;
+  const progress = input.progress ?? (() => {});
+  const factory = competitiveSettings(config, scenario.factory);
+  const sd = scenario.population.skill.sd;
+  const population = createPopulation(scenario, streamSeed(scenario.seed, 1));
+  const regionLocations = new Map(scenario.population.regions.map((r) => [r.name, { latitude: r.latitude, longitude: r.longitude }]));
+  const locality: LocalityConfig = factory.locality ?? { ...DEFAULT_ROUTE, regionLocations };
+  const durationMs = scenario.durationHours * 3_600_000;
+  const base = { scenario, population, teams: factory.teams, teamSize: factory.teamSize, locality };
+
+  progress(`main run: ${scenario.arrivals.perSecond}/s for ${scenario.durationHours} h`);
+  const main = runCompetitive({
+    ...base,
+    queue: new GamefactoryQueue(factory, streamSeed(scenario.seed, 2)),
+    perSecond: scenario.arrivals.perSecond,
+    durationMs,
+    warmupMs: 60_000,
+  });
+
+  const frontier: FrontierPoint[] = [];
+  const distributions: SimulationReport['distributions'] = [];
+  const oneOnOne = factory.teams === 2 && factory.teamSize === 1;
+  const points = operatingPoints(factory, sd).filter((p) => oneOnOne || p.matcher.startsWith('gamefactory'));
+  const shownAt = scenario.frontier.rates.reduce((best, r) =>
+    Math.abs(Math.log(r / scenario.arrivals.perSecond)) < Math.abs(Math.log(best / scenario.arrivals.perSecond)) ? r : best,
+  );
+  const shownSettings = new Set(['first window 0.05 sd', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
+  for (const rate of scenario.frontier.rates) {
+    const pointMs = (scenario.frontier.tickets / rate) * 1000;
+    for (const point of points) {
+      progress(`frontier: ${point.matcher}, ${point.setting}, ${rate}/s`);
+      const log = runCompetitive({
+        ...base,
+        scenario: { ...scenario, arrivals: { ...scenario.arrivals, dailyCurve: undefined } },
+        queue: point.make(streamSeed(scenario.seed, 3)),
+        perSecond: rate,
+        durationMs: pointMs,
+        warmupMs: Math.min(60_000, pointMs / 10),
+      });
+      frontier.push({
+        matcher: point.matcher,
+        setting: point.setting,
+        rate,
+        games: log.games,
+        meanWaitS: mean(log.waitsMs) / 1000,
+        p99WaitS: quantile(log.waitsMs, 0.99) / 1000,
+        meanGapSigma: mean(log.gapsSigma),
+        p99GapSigma: quantile(log.gapsSigma, 0.99),
+      });
+      if (rate === shownAt && shownSettings.has(point.setting)) {
+        distributions.push({
+          matcher: point.matcher,
+          waitsS: histogram(log.waitsMs.map((w) => w / 1000), 1, 60),
+          gapsSigma: histogram(log.gapsSigma, 0.05, 40),
+        });
+      }
+    }
+  }
+
+  const ratings = ratingSystems.map((system) => {
+    progress(`ratings: ${system.name}`);
+    // The factory's gaps are in the scenario's skill units; a system whose initial uncertainty
+    // spans the population (Elo 350, TrueSkill 8.3) gets them in its own units.
+    const initialUncertainty = system.uncertainty(system.initial());
+    const scale = initialUncertainty > 0 ? initialUncertainty / sd : 1;
+    const scaled: CompetitiveConfig = {
+      ...factory,
+      expansion: factory.expansion.map((s) => ({ ...s, maxScoreGap: s.maxScoreGap === Infinity ? Infinity : s.maxScoreGap * scale })),
+    };
+    const log: CompetitiveRunLog = runCompetitive({
+      ...base,
+      queue: new GamefactoryQueue(scaled, streamSeed(scenario.seed, 4)),
+      perSecond: scenario.arrivals.perSecond,
+      durationMs,
+      rating: system,
+    });
+    return {
+      system: system.name,
+      errorByGames: log.ratingError!.byGames(),
+      within2_5PercentAfter10Games: log.ratingError!.withinAfter(10),
+      higherRatedWinRate: log.higherRatedWins.map((h) => ({ hour: h.hour, games: h.games, winRate: h.wins / h.games })),
+    };
+  });
+
+  let cooperative: CooperativeSummary | undefined;
+  if (scenario.cooperative) {
+    progress(`cooperative: ${scenario.cooperative.factory}`);
+    cooperative = runCooperative(scenario, config);
+  }
+
+  return roundReport({
+    scenario: {
+      seed: scenario.seed,
+      factory: scenario.factory,
+      perSecond: scenario.arrivals.perSecond,
+      durationHours: scenario.durationHours,
+      players: scenario.population.players,
+    },
+    main: {
+      games: main.games,
+      ticketsQueued: main.ticketsQueued,
+      unmatched: main.unmatched,
+      waitS: summarize(main.waitsMs.map((w) => w / 1000)),
+      gapSigma: summarize(main.gapsSigma),
+      latencyMs: summarize(main.latencyMs),
+      latencyHistogram: histogram(main.latencyMs, 10, 40),
+    },
+    frontier,
+    distributions,
+    goals: checkGoals(frontier),
+    ratings,
+    cooperative,
+  });
+}
+
+/** Four decimals everywhere: the JSON reads cleanly and compares exactly between runs. */
+function roundReport<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v))) as T;
+}
