@@ -11,15 +11,17 @@
   const fmt = (v, digits = 0) =>
     v === null || v === undefined ? '–' : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits });
 
+  // A label ending in "ms" goes on a second y scale (right axis), so waits and counts share a chart.
   function chart(id, series, colors) {
     const el = $(id);
+    const msScale = (label) => / ms$/.test(label) && series.some((l) => !/ ms$/.test(l));
     const opts = {
       width: el.clientWidth || 400,
       height: 160,
       legend: { live: false },
       scales: { x: { time: true } },
-      axes: [{}, { size: 56 }],
-      series: [{}, ...series.map((label, i) => ({ label, stroke: colors[i], width: 1.5, spanGaps: true }))],
+      axes: [{}, { size: 56 }, ...(series.some(msScale) ? [{ scale: 'ms', side: 1, size: 56, grid: { show: false } }] : [])],
+      series: [{}, ...series.map((label, i) => ({ label, stroke: colors[i], width: 1.5, spanGaps: true, ...(msScale(label) ? { scale: 'ms' } : {}) }))],
     };
     const plot = new uPlot(opts, [[], ...series.map(() => [])], el);
     charts[id] = plot;
@@ -153,7 +155,7 @@
       return;
     }
     box.hidden = false;
-    $('factory-detail-title').textContent = `${fs.factory}: waiting tickets · queue length · p99 to assignment (ms) · games / min`;
+    $('factory-detail-title').textContent = `${fs.factory}: waiting tickets · queue length · games / min (left) · p99 to assignment in ms (right)`;
     if (!charts['chart-factory']) chart('chart-factory', ['waiting', 'queue', 'p99 ms', 'games / min'], palette);
     const col = (name) => fs.data[fs.columns.indexOf(name)] || [];
     charts['chart-factory'].setData([
