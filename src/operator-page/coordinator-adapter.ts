@@ -95,7 +95,10 @@ export class CoordinatorOperatorSource implements OperatorSource {
     };
   }
 
-  /** Forwards every placement call to `inner`, keeping each server's advertised slots and counts. */
+  /**
+   * Forwards every placement call to `inner`, keeping each server's advertised slots and counts.
+   * Every answer goes through exactly one `then`, so answers keep the order they had without the tap.
+   */
   tap(inner: PlacementPort): PlacementPort {
     const servers = this.servers;
     const starting = (serverId: string, delta: number) => {
@@ -104,53 +107,56 @@ export class CoordinatorOperatorSource implements OperatorSource {
     };
     const emit = (event: OperatorEvent) => this.emit(event);
     const now = this.now;
+    const pass = <T>(answer: Promise<T>, seen?: (value: T) => void): Promise<T> =>
+      answer.then((value) => {
+        seen?.(value);
+        return value;
+      });
     return {
       addServer(serverId, factories, capacity, runningGames) {
         servers.set(serverId, { factories: factories.length, capacity, running: runningGames, starting: 0, restingUntil: 0 });
-        return inner.addServer(serverId, factories, capacity, runningGames);
+        return pass(inner.addServer(serverId, factories, capacity, runningGames));
       },
       removeServer(serverId) {
         servers.delete(serverId);
-        return inner.removeServer(serverId);
+        return pass(inner.removeServer(serverId));
       },
       setCapacity(serverId, capacity) {
         const s = servers.get(serverId);
         // The breaker zeroes a resting server's capacity; the page keeps showing what it advertised.
         if (s && !(capacity.maxGames === 0 && now() < s.restingUntil)) s.capacity = capacity;
-        return inner.setCapacity(serverId, capacity);
+        return pass(inner.setCapacity(serverId, capacity));
       },
       gameEnded(serverId) {
         const s = servers.get(serverId);
         if (s) s.running = Math.max(0, s.running - 1);
-        return inner.gameEnded(serverId);
+        return pass(inner.gameEnded(serverId));
       },
-      recordDemand: (factory) => inner.recordDemand(factory),
-      async place(factory, requestId, priority) {
-        const placed = await inner.place(factory, requestId, priority);
-        if ('serverId' in placed) starting(placed.serverId, +1);
-        return placed;
-      },
+      recordDemand: (factory) => pass(inner.recordDemand(factory)),
+      place: (factory, requestId, priority) =>
+        pass(inner.place(factory, requestId, priority), (placed) => {
+          if ('serverId' in placed) starting(placed.serverId, +1);
+        }),
       confirm(serverId) {
         const s = servers.get(serverId);
         if (s) s.running += 1;
         starting(serverId, -1);
         emit({ kind: 'game-started', serverId });
-        return inner.confirm(serverId);
+        return pass(inner.confirm(serverId));
       },
       release(serverId) {
         starting(serverId, -1);
-        return inner.release(serverId);
+        return pass(inner.release(serverId));
       },
-      withdraw: (requestId) => inner.withdraw(requestId),
-      async drain() {
-        const drained = await inner.drain();
-        for (const p of drained.placed) starting(p.serverId, +1);
-        return drained;
-      },
-      position: (requestId) => inner.position(requestId),
-      head: (factory, count) => inner.head(factory, count),
-      depth: (factory) => inner.depth(factory),
-      freeSlots: (factory) => inner.freeSlots(factory),
+      withdraw: (requestId) => pass(inner.withdraw(requestId)),
+      drain: () =>
+        pass(inner.drain(), (drained) => {
+          for (const p of drained.placed) starting(p.serverId, +1);
+        }),
+      position: (requestId) => pass(inner.position(requestId)),
+      head: (factory, count) => pass(inner.head(factory, count)),
+      depth: (factory) => pass(inner.depth(factory)),
+      freeSlots: (factory) => pass(inner.freeSlots(factory)),
     };
   }
 
