@@ -4,6 +4,7 @@ import { SliceWorkerPool } from '../competitive/index.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import { realTimers, type Log } from '../coordinator/ports.js';
 import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
+import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { InProcessPlacement } from '../placement/index.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
@@ -45,15 +46,19 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
   const placement = new InProcessPlacement(options.config.placement.policy, now);
+  // The operator page (issue 16) listens to the observer and the placement port through tees.
+  const operatorSource = new CoordinatorOperatorSource(now);
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
   const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const coordinator = new Coordinator(
     options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets, sliceSolver },
-    placement,
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: operatorSource.tee(metrics), store: store.tickets, sliceSolver },
+    operatorSource.tap(placement),
     restored,
   );
   metrics.attach(coordinator, placement);
+  operatorSource.attach(coordinator);
+  const operatorPage = startOperatorPage(operatorSource, now);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     coordinator,
@@ -64,7 +69,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     onServerMessageRejected: (kind) => metrics.serverMessageRejected(kind),
     onFindRefused: (code) => metrics.findRefused(code),
   });
-  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry);
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, operatorPage.routes);
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
     'gamefactory coordinator listening',
@@ -77,6 +82,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     metrics,
     async stop() {
       coordinator.beginShutdown();
+      operatorPage.stop();
       await grpc.shutdown();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await store.tickets.flushed();

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Coordinator } from '../coordinator/coordinator.js';
@@ -175,9 +175,18 @@ export class CoordinatorMetrics implements CoordinatorObserver {
   }
 }
 
-/** Serves GET /metrics on `host:port` (port 0: any free port). */
-export async function startMetricsServer(host: string, port: number, registry: Registry): Promise<{ server: Server; port: number }> {
+/**
+ * Serves GET /metrics on `host:port` (port 0: any free port); `routes` may answer other requests
+ * first (the operator page, issue 16) by returning true.
+ */
+export async function startMetricsServer(
+  host: string,
+  port: number,
+  registry: Registry,
+  routes?: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
+    if (routes?.(req, res)) return;
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
       registry.metrics().then(
         (text) => {
@@ -192,7 +201,7 @@ export async function startMetricsServer(host: string, port: number, registry: R
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('gamefactory: metrics are at /metrics\n');
+    res.end('gamefactory: metrics are at /metrics, the operator page at /\n');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
