@@ -1,11 +1,14 @@
 import type { ValueKey } from '../attributes/attribute-value.js';
 import type { CompetitiveConfig } from '../competitive/index.js';
+import type { LadderConfig } from '../ratings/rating-system.js';
 
 /** The validated, normalised configuration the coordinator runs on. Plain data. */
 export interface CoordinatorConfig {
   readonly templates: readonly FactoryTemplate[];
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
+  /** Rating ladders by name (issue 12); loading always fills it (empty when none is configured). */
+  readonly ladders?: ReadonlyMap<string, LadderConfig>;
 }
 
 export interface PlacementSettings {
@@ -22,6 +25,8 @@ export interface FactoryTemplate {
   readonly axes: readonly PartitionAxis[];
   readonly matchableKeys: readonly string[];
   readonly strategy: Strategy;
+  /** Competitive only: the ladder whose ratings stand in for a missing ticket score. */
+  readonly ladder?: string;
 }
 
 export interface PartitionAxis {
