@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
+import type { PlayerRating } from '../ratings/rating-system.js';
+import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore } from './lmdb-ticket-store.js';
 
 /**
@@ -11,6 +13,11 @@ export class LmdbStore {
 
   private constructor(readonly root: RootDatabase) {
     this.tickets = new LmdbTicketStore(root);
+  }
+
+  /** Ratings (issue 12) in the same environment; `standing` orders each ladder's board. */
+  openRatings(standing: (ladder: string, rating: PlayerRating) => number): LmdbRatingStore {
+    return new LmdbRatingStore(this.root, standing);
   }
 
   static open(dataDir: string): LmdbStore {
