@@ -1,5 +1,6 @@
 import type { ValueKey } from '../attributes/attribute-value.js';
 import type { CompetitiveConfig } from '../competitive/index.js';
+import type { LadderConfig } from '../ratings/rating-system.js';
 
 /** The validated, normalised configuration the coordinator runs on. Plain data. */
 export interface CoordinatorConfig {
@@ -7,6 +8,8 @@ export interface CoordinatorConfig {
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
   readonly grpc: GrpcSettings;
+  /** Rating ladders by name (issue 12); loading always fills it (empty when none is configured). */
+  readonly ladders?: ReadonlyMap<string, LadderConfig>;
 }
 
 /** The gRPC server's connection settings (factories.yaml `grpc`). */
@@ -31,6 +34,8 @@ export interface FactoryTemplate {
   readonly axes: readonly PartitionAxis[];
   readonly matchableKeys: readonly string[];
   readonly strategy: Strategy;
+  /** Competitive only: the ladder whose ratings stand in for a missing ticket score. */
+  readonly ladder?: string;
 }
 
 export interface PartitionAxis {

@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { valueFromScalar, valueKey } from '../attributes/attribute-value.js';
 import type { CoordinatorConfig, FactoryTemplate, Strategy } from './config.js';
-import { configSchema, type RawConfig, type RawTemplate } from './schema.js';
+import type { LadderConfig } from '../ratings/rating-system.js';
+import {
+  configSchema,
+  eloDefaults,
+  glicko2Defaults,
+  trueskillDefaults,
+  type RawConfig,
+  type RawLadder,
+  type RawTemplate,
+} from './schema.js';
 
 /** A configuration that cannot be used; the message names the file, the path in it and the problem. */
 export class ConfigError extends Error {
@@ -49,7 +58,21 @@ function normalise(raw: RawConfig): CoordinatorConfig {
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
     grpc: { ...raw.grpc },
+    ladders: new Map(raw.ladders.map((l) => [l.name, normaliseLadder(l)])),
   };
+}
+
+function normaliseLadder(raw: RawLadder): LadderConfig {
+  const rules = { name: raw.name, minGameSeconds: raw.minGameSeconds, earlyLeaverCountsAsLoss: raw.earlyLeaverCountsAsLoss };
+  // Parsing an empty block fills in every default.
+  switch (raw.system) {
+    case 'elo':
+      return { ...rules, system: { kind: 'elo', ...(raw.elo ?? eloDefaults) } };
+    case 'glicko2':
+      return { ...rules, system: { kind: 'glicko2', ...(raw.glicko2 ?? glicko2Defaults) } };
+    case 'trueskill':
+      return { ...rules, system: { kind: 'trueskill', ...(raw.trueskill ?? trueskillDefaults) } };
+  }
 }
 
 function normaliseTemplate(raw: RawTemplate): FactoryTemplate {
@@ -61,6 +84,7 @@ function normaliseTemplate(raw: RawTemplate): FactoryTemplate {
     })),
     matchableKeys: raw.matchable,
     strategy: normaliseStrategy(raw),
+    ...(raw.competitive?.ladder !== undefined ? { ladder: raw.competitive.ladder } : {}),
   };
 }
 

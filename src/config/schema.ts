@@ -81,6 +81,8 @@ const competitive = z.strictObject({
   regions: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
   locality: locality.optional(),
   softPreferences: z.array(softPreference).max(LIMITS.maxMatchableKeys).default([]),
+  /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */
+  ladder: key.optional(),
 }).superRefine((c, ctx) => {
   for (const region of Object.keys(c.locality?.regions ?? {})) {
     if (!c.regions.includes(region)) {
@@ -128,6 +130,68 @@ const template = z
     }
   });
 
+const positive = z.number().positive().finite();
+const eloParams = z.strictObject({
+  kFactor: positive.default(32),
+  scale: positive.default(400),
+  initialRating: z.number().finite().default(1500),
+  initialUncertainty: z.number().min(0).finite().default(200),
+});
+const glicko2Params = z
+  .strictObject({
+    tau: positive.default(0.5),
+    initialRating: z.number().finite().default(1500),
+    initialDeviation: positive.default(350),
+    initialVolatility: positive.default(0.06),
+    ratingPeriodDays: positive.default(14),
+    minRating: z.number().finite().default(450),
+    maxRating: z.number().finite().default(2550),
+    minDeviation: positive.default(30),
+    minVolatility: positive.default(0.04),
+    maxVolatility: positive.default(0.08),
+    maxRankPoints: positive.default(10_000),
+    maxRankPointsStep: positive.default(500),
+  })
+  .superRefine((g, ctx) => {
+    if (!(g.minRating < g.initialRating && g.initialRating < g.maxRating)) {
+      ctx.addIssue({ code: 'custom', path: ['initialRating'], message: 'must lie strictly between minRating and maxRating' });
+    }
+    if (g.minDeviation > g.initialDeviation) {
+      ctx.addIssue({ code: 'custom', path: ['minDeviation'], message: 'must not exceed initialDeviation' });
+    }
+    if (!(g.minVolatility <= g.initialVolatility && g.initialVolatility <= g.maxVolatility)) {
+      ctx.addIssue({ code: 'custom', path: ['initialVolatility'], message: 'must lie within minVolatility..maxVolatility' });
+    }
+  });
+const trueskillParams = z.strictObject({
+  mu: z.number().finite().default(25),
+  sigma: positive.default(25 / 3),
+  beta: positive.default(25 / 6),
+  tau: z.number().min(0).finite().default(25 / 300),
+  drawProbability: z.number().min(0).lt(1).default(0.1),
+});
+
+/** A rating ladder (issue 12): a system with its parameters, and the abuse rules. */
+const ladder = z
+  .strictObject({
+    name: key,
+    system: z.enum(['elo', 'glicko2', 'trueskill']),
+    elo: eloParams.optional(),
+    glicko2: glicko2Params.optional(),
+    trueskill: trueskillParams.optional(),
+    /** Shorter games do not count (Battle.net talk: "require min game time"). */
+    minGameSeconds: z.number().min(0).max(86_400).default(0),
+    /** A player who left before the end loses, whatever their team did. */
+    earlyLeaverCountsAsLoss: z.boolean().default(true),
+  })
+  .superRefine((l, ctx) => {
+    for (const other of ['elo', 'glicko2', 'trueskill'] as const) {
+      if (other !== l.system && l[other] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [other], message: `parameters for ${other}, but the ladder's system is ${l.system}` });
+      }
+    }
+  });
+
 export const configSchema = z.strictObject({
   placement: z
     .strictObject({
@@ -160,11 +224,29 @@ export const configSchema = z.strictObject({
       maxSendMessageBytes: z.number().int().min(65_536).max(64 * 1024 * 1024).default(GRPC_DEFAULTS.maxSendMessageBytes),
     })
     .default(GRPC_DEFAULTS),
+  ladders: z
+    .array(ladder)
+    .default([])
+    .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'ladder names must be unique'),
   factories: z
     .array(template)
     .min(1)
     .refine((ts) => new Set(ts.map((t) => t.name)).size === ts.length, 'factory names must be unique'),
+}).superRefine((c, ctx) => {
+  const ladders = new Set(c.ladders.map((l) => l.name));
+  c.factories.forEach((t, i) => {
+    const name = t.competitive?.ladder;
+    if (name !== undefined && !ladders.has(name)) {
+      ctx.addIssue({ code: 'custom', path: ['factories', i, 'competitive', 'ladder'], message: `no ladder named "${name}" under \`ladders\`` });
+    }
+  });
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type RawTemplate = z.infer<typeof template>;
+export type RawLadder = z.infer<typeof ladder>;
+
+/** Every parameter at its default, for a ladder that gives no parameter block. */
+export const eloDefaults = eloParams.parse({});
+export const glicko2Defaults = glicko2Params.parse({});
+export const trueskillDefaults = trueskillParams.parse({});

@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
+import type { PlayerRating } from '../ratings/rating-system.js';
+import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
 
 export interface LmdbStoreOptions {
@@ -19,6 +21,11 @@ export class LmdbStore {
     options: LmdbStoreOptions,
   ) {
     this.tickets = new LmdbTicketStore(root, options.onWriteFailed);
+  }
+
+  /** Ratings (issue 12) in the same environment; `standing` orders each ladder's board. */
+  openRatings(standing: (ladder: string, rating: PlayerRating) => number): LmdbRatingStore {
+    return new LmdbRatingStore(this.root, standing);
   }
 
   static open(dataDir: string, options: LmdbStoreOptions = {}): LmdbStore {
