@@ -75,8 +75,8 @@ export class RedisOrderOutbox {
   async ack(entryIds: readonly string[], ofNode: string = this.nodeId): Promise<void> {
     if (entryIds.length === 0) return;
     const key = nodeKeys(ofNode).orders;
-    await this.client.xack(key, this.group, ...entryIds);
-    await this.client.xdel(key, ...entryIds);
+    // Sent together: one round trip.
+    await Promise.all([this.client.xack(key, this.group, ...entryIds), this.client.xdel(key, ...entryIds)]);
   }
 
   /**

@@ -53,18 +53,26 @@ export class RedisTicketBook {
   /** The owner's read of new tickets (consumer = its node id); a new owner reads pending ones with `claimIdleMs`. */
   async read(factory: string, consumer: string, count: number, claimIdleMs?: number): Promise<IntakeEntry[]> {
     const k = factoryKeys(factory);
-    try {
-      await this.client.xgroup('CREATE', k.intake, this.group, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!(error instanceof Error && error.message.startsWith('BUSYGROUP'))) throw error;
-    }
     let entries: StreamEntry[];
-    if (claimIdleMs !== undefined) {
-      [, entries] = (await this.client.call('XAUTOCLAIM', k.intake, this.group, consumer, claimIdleMs, '0-0', 'COUNT', count)) as [string, StreamEntry[]];
-    } else {
-      entries = entriesOfRead(await this.client.call('XREADGROUP', 'GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', k.intake, '>'));
+    try {
+      entries = await this.readEntries(k.intake, consumer, count, claimIdleMs);
+    } catch (error) {
+      // The group is made on first use (and again if a Redis without persistence restarted).
+      if (!(error instanceof Error && error.message.startsWith('NOGROUP'))) throw error;
+      await this.client.xgroup('CREATE', k.intake, this.group, '0', 'MKSTREAM').catch((e: Error) => {
+        if (!e.message.startsWith('BUSYGROUP')) throw e;
+      });
+      entries = await this.readEntries(k.intake, consumer, count, claimIdleMs);
     }
     return entries.map(([entryId, f]) => ({ entryId, ticketId: f[1]!, priority: Number(f[3]) }));
+  }
+
+  private async readEntries(intake: string, consumer: string, count: number, claimIdleMs: number | undefined): Promise<StreamEntry[]> {
+    if (claimIdleMs !== undefined) {
+      const [, claimed] = (await this.client.call('XAUTOCLAIM', intake, this.group, consumer, claimIdleMs, '0-0', 'COUNT', count)) as [string, StreamEntry[]];
+      return claimed;
+    }
+    return entriesOfRead(await this.client.call('XREADGROUP', 'GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', intake, '>'));
   }
 
   async propose(factory: string, token: number, deadline: number, tickets: readonly IntakeEntry[]): Promise<FencedResult> {
