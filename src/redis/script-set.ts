@@ -44,14 +44,15 @@ const defined = new WeakSet<object>();
 /**
  * Defines every script on the client (ioredis runs each by EVALSHA and falls back to EVAL on
  * NOSCRIPT, so a restarted or failed-over Redis reloads them on first use) and loads them now on
- * a single server, so the first call pays no script upload.
+ * the server or on every Cluster master, so the first call pays no script upload.
  */
 export async function defineScripts(client: RedisClient): Promise<void> {
   if (defined.has(client)) return;
   defined.add(client);
   const sources = loadScriptSources();
   for (const s of sources) client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
-  if (!client.isCluster) await Promise.all(sources.map((s) => client.script('LOAD', s.lua)));
+  const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  await Promise.all(nodes.flatMap((node) => sources.map((s) => node.script('LOAD', s.lua))));
 }
 
 type ScriptArg = string | number;
