@@ -6,3 +6,4 @@ export { RedisArrivalSequence } from './arrival-sequence.js';
 export { RedisPlayerIndex, type PlayerClaim } from './player-index.js';
 export { RedisOrderOutbox, type Order, type OutboxEntry, type OrderOutboxOptions } from './order-outbox.js';
 export { defineScripts, loadScriptSources, type RedisClient } from './script-set.js';
+export { connectRedis, redisReady } from './connect.js';
