@@ -3,7 +3,7 @@
  * redis-server this suite starts, and redis-benchmark's ops/s on that same server in the same run.
  *
  * One game = SEATS single-player tickets filling an open game:
- *   per ticket, on the node the player called:  players-claim + ticket-intake      (one flush)
+ *   per ticket, on the node the player called:  players-claim + ticket-intake + demand-record (one flush)
  *   the factory's owner, per game:              read the intake stream             (one flush)
  *                                               ticket-propose + order-deliver     (one flush)
  *   the server's node, per order:               read its outbox                    (one flush)
@@ -20,6 +20,7 @@ import { Redis } from 'ioredis';
 import { RedisFactoryLease } from '../../src/redis/factory-lease.js';
 import { RedisOrderOutbox } from '../../src/redis/order-outbox.js';
 import { RedisPlayerIndex } from '../../src/redis/player-index.js';
+import { RedisPlacement } from '../../src/redis/redis-placement.js';
 import { RedisTicketBook } from '../../src/redis/ticket-book.js';
 import { RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -65,9 +66,12 @@ async function fillGames(games: number, base: number, client: Redis): Promise<vo
   const outbox = await RedisOrderOutbox.open(client, 'node-b');
   const lease = await RedisFactoryLease.open(client, 'node-a', 60_000);
   const owner = (await lease.acquire(FACTORY)) as { token: number };
+  const placement = await RedisPlacement.open({ client, policy: 'fill', now: Date.now });
   for (let g = 0; g < games; g++) {
     const ids = Array.from({ length: SEATS }, (_, i) => `t${base + g * SEATS + i}`);
-    for (const id of ids) await Promise.all([players.claim(id, [`p-${id}`]), book.intake(FACTORY, id, '{"mode":"coop"}')]);
+    for (const id of ids) {
+      await Promise.all([players.claim(id, [`p-${id}`]), book.intake(FACTORY, id, '{"mode":"coop"}'), placement.recordDemand(FACTORY)]);
+    }
     const read = await book.read(FACTORY, 'node-a', SEATS);
     await Promise.all([
       book.propose(FACTORY, owner.token, Date.now() + 10_000, read),
