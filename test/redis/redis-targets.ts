@@ -1,0 +1,41 @@
+/**
+ * The Redis deployments adapter tests run against: one redis-server and a 3-master Cluster,
+ * both started by the test (test/redis/redis-server.ts) and stopped after.
+ */
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import type { RedisClient } from '../../src/redis/script-set.js';
+import { RedisCluster, RedisServer, redisBinaryPresent } from './redis-server.js';
+
+export const hasRedis = redisBinaryPresent();
+
+export interface RedisTarget {
+  readonly name: string;
+  /** A client on the target; valid inside tests (the target starts in beforeAll). */
+  client(): RedisClient;
+}
+
+/** Registers beforeAll/afterAll that start both targets; call at the top level of a test file. */
+export function redisTargets(): RedisTarget[] {
+  let server: RedisServer | undefined;
+  let cluster: RedisCluster | undefined;
+  let single: Redis | undefined;
+  let clustered: Cluster | undefined;
+  beforeAll(async () => {
+    if (!hasRedis) return;
+    server = await RedisServer.start();
+    single = new Redis(server.port, '127.0.0.1');
+    cluster = await RedisCluster.start();
+    clustered = new Cluster(cluster.nodes);
+  }, 60_000);
+  afterAll(async () => {
+    await single?.quit();
+    await clustered?.quit();
+    await server?.stop();
+    await cluster?.stop();
+  });
+  return [
+    { name: 'one redis-server', client: () => single! },
+    { name: '3-master Redis Cluster', client: () => clustered! },
+  ];
+}
