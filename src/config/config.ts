@@ -1,11 +1,16 @@
 import type { ValueKey } from '../attributes/attribute-value.js';
 import type { CompetitiveConfig } from '../competitive/index.js';
+import type { Limits } from '../security/limits/limits-config.js';
+import type { SecuritySettings } from '../security/security-config.js';
 
 /** The validated, normalised configuration the coordinator runs on. Plain data. */
 export interface CoordinatorConfig {
   readonly templates: readonly FactoryTemplate[];
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
+  /** Issue 14; optional so configs built in code (tests) need not give them. */
+  readonly security?: SecuritySettings;
+  readonly limits?: Limits;
 }
 
 export interface PlacementSettings {

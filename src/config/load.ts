@@ -48,6 +48,8 @@ function normalise(raw: RawConfig): CoordinatorConfig {
       ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
+    security: raw.security,
+    limits: raw.limits,
   };
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../attributes/limits.js';
+import { limitsSchema } from '../security/limits/limits-config.js';
+import { securitySchema } from '../security/security-config.js';
 
 /**
  * The shape of factories.yaml. Parsing is `parse (YAML) -> validate (this schema) -> normalise`
@@ -109,6 +111,10 @@ export const configSchema = z.strictObject({
       keepaliveIntervalMs: z.number().int().min(50).max(600_000).default(5000),
     })
     .default({ keepaliveIntervalMs: 5000 }),
+  /** TLS, mTLS and tokens (issue 14); see src/security/security-config.ts. */
+  security: securitySchema,
+  /** Per-peer and per-stream limits (issue 14); see src/security/limits/limits-config.ts. */
+  limits: limitsSchema,
   factories: z
     .array(template)
     .min(1)
