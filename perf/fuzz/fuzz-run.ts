@@ -93,8 +93,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const known: Record<string, number> = {};
   const crashes: unknown[] = [];
   const onCrash = (error: unknown) => crashes.push(error);
+  // A timer armed with more than 2^31-1 ms fires after 1 ms: a hostile value turned into a busy loop.
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => {
+    if (w.name === 'TimeoutOverflowWarning' && warnings.length < 10) warnings.push(w.message);
+  };
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
+  process.on('warning', onWarning);
   const runner = new FuzzCaseRunner(coordinator.address, options.deadlineMs ?? 1500);
   try {
     const core = coordinator.running.coordinator;
@@ -116,6 +122,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       if (waiterEnded !== undefined) problems.push(`waiting ticket "waiter": ${waiterEnded}`);
       if (core.ticket('waiter') === undefined) problems.push('waiting ticket "waiter" is gone from the coordinator');
       if (crashes.length > 0) problems.push(`uncaught: ${String(crashes[0])}`);
+      if (warnings.length > 0) problems.push(`timer overflow: ${warnings.splice(0).join('; ')} (a timer armed from an input value spins every 1 ms)`);
       return problems;
     };
 
@@ -170,6 +177,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   } finally {
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
+    process.off('warning', onWarning);
     runner.close();
     await coordinator.stop();
   }
