@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { startCoordinatorProcess } from '../app/coordinator-process.js';
+import { splitHostPort, startCoordinatorProcess } from '../app/coordinator-process.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
+import { decideBind } from '../security/dev-mode.js';
 import { createLogger } from './logger.js';
 import { registerSimulateCommand } from './simulate-command.js';
 
@@ -24,7 +25,11 @@ program
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
   )
   .addOption(new Option('--log-level <level>', 'pino log level').env('GAMEFACTORY_LOG_LEVEL').default('info'))
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string }) => {
+  .addOption(new Option('--insecure', 'development mode: plaintext, every caller trusted (loopback only)').env('GAMEFACTORY_INSECURE').default(false))
+  .addOption(
+    new Option('--allow-insecure-bind', 'allow development mode on a non-loopback address').env('GAMEFACTORY_ALLOW_INSECURE_BIND').default(false),
+  )
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
@@ -37,6 +42,20 @@ program
       }
       throw error;
     }
+    // Issue 14: plaintext only on loopback unless forced.
+    const bind = decideBind({ host: splitHostPort('listen', opts.listen).host, tls: config.security?.tls !== undefined, insecure: opts.insecure, allowInsecureBind: opts.allowInsecureBind });
+    if (bind.kind === 'refuse') {
+      log.error({}, bind.reason);
+      process.exitCode = 2;
+      return;
+    }
+    if (bind.kind === 'secure') {
+      // TODO(issue 14 wiring): pass tlsServerCredentials(config.security.tls) to the gRPC server with the interceptor chain.
+      log.error({}, 'security.tls: serving TLS lands with the interceptor chain (issue 14); until then use --insecure on loopback');
+      process.exitCode = 2;
+      return;
+    }
+    log.warn({}, bind.warning);
     const running = await startCoordinatorProcess({
       config,
       listen: opts.listen,

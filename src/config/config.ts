@@ -1,6 +1,8 @@
 import type { ValueKey } from '../attributes/attribute-value.js';
 import type { CompetitiveConfig } from '../competitive/index.js';
 import type { LadderConfig } from '../ratings/rating-system.js';
+import type { Limits } from '../security/limits/limits-config.js';
+import type { SecuritySettings } from '../security/security-config.js';
 
 /** The validated, normalised configuration the coordinator runs on. Plain data. */
 export interface CoordinatorConfig {
@@ -10,6 +12,9 @@ export interface CoordinatorConfig {
   readonly grpc: GrpcSettings;
   /** Rating ladders by name (issue 12); loading always fills it (empty when none is configured). */
   readonly ladders?: ReadonlyMap<string, LadderConfig>;
+  /** Issue 14; optional so configs built in code (tests) need not give them. */
+  readonly security?: SecuritySettings;
+  readonly limits?: Limits;
 }
 
 /** The gRPC server's connection settings (factories.yaml `grpc`). */

@@ -59,6 +59,8 @@ function normalise(raw: RawConfig): CoordinatorConfig {
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
     grpc: { ...raw.grpc },
     ladders: new Map(raw.ladders.map((l) => [l.name, normaliseLadder(l)])),
+    security: raw.security,
+    limits: raw.limits,
   };
 }
 

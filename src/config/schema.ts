@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../attributes/limits.js';
+import { limitsSchema } from '../security/limits/limits-config.js';
+import { securitySchema } from '../security/security-config.js';
 
 /** Defaults of the `grpc` section, also what a gRPC server started without settings uses. */
 export const GRPC_DEFAULTS = {
@@ -228,6 +230,10 @@ export const configSchema = z.strictObject({
     .array(ladder)
     .default([])
     .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'ladder names must be unique'),
+  /** TLS, mTLS and tokens (issue 14); see src/security/security-config.ts. */
+  security: securitySchema,
+  /** Per-peer and per-stream limits (issue 14); see src/security/limits/limits-config.ts. */
+  limits: limitsSchema,
   factories: z
     .array(template)
     .min(1)

@@ -156,7 +156,8 @@ function decodeCapacity(field: string, wire: Capacity | undefined): ServerCapaci
   const maxGames = wire?.maxGames ?? 0;
   const rate = wire?.maxStartsPerSecond ?? 0;
   if (maxGames > LIMITS.maxGamesPerServer) throw invalidArgument(`${field}.max_games`, `at most ${LIMITS.maxGamesPerServer}`);
-  if (!Number.isFinite(rate) || rate < 0) throw invalidArgument(`${field}.max_starts_per_second`, 'must be a finite number >= 0');
+  // A rate below 0.001/s makes the start bucket's next token 1e3/rate ms away: past 2^31-1 ms a timer fires at once (issue 14 fuzz).
+  if (!Number.isFinite(rate) || rate < 0 || (rate > 0 && rate < 0.001)) throw invalidArgument(`${field}.max_starts_per_second`, 'must be 0 (unlimited) or a finite number >= 0.001');
   return { maxGames, maxStartsPerSecond: rate };
 }
 

@@ -1,0 +1,104 @@
+import { resourceExhausted } from '../errors.js';
+import type { Role } from '../tokens/principal.js';
+import type { LimitListener, LimitName } from './limit-events.js';
+import type { Limits, RateFamily } from './limits-config.js';
+import { fullBucket, isFull, take, type Bucket } from './token-bucket.js';
+
+interface PeerState {
+  readonly buckets: Partial<Record<RateFamily, Bucket>>;
+  streams: number;
+}
+
+/**
+ * Per-peer limits: rate (token bucket per method family) and concurrent streams. A peer is the
+ * principal's subject when authenticated, else the remote address. Pure state with the clock
+ * passed in; the interceptor calls it on call start and per stream message. Memory is bounded:
+ * peers at rest (full buckets, no streams) are forgotten, longest-idle first.
+ */
+export class PeerLimits {
+  private readonly peers = new Map<string, PeerState>();
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly onLimit: LimitListener = () => {},
+  ) {}
+
+  /** Spends one token of `family` for `peer`, or throws RESOURCE_EXHAUSTED with a retry hint. */
+  admit(peer: string, role: Role | undefined, family: RateFamily, nowMs: number): void {
+    if (role !== undefined && this.limits.rateExemptRoles.includes(role)) return;
+    const rate = this.limits.rate[family];
+    const state = this.state(peer, nowMs);
+    const bucket = (state.buckets[family] ??= fullBucket(rate, nowMs));
+    const result = take(bucket, rate, nowMs);
+    if (!result.ok) {
+      throw this.refuse(peer, `rate.${family}`, `limit rate.${family}: ${rate.perSecond}/s per peer (burst ${rate.burst}) exceeded; retry in ${result.retryAfterMs} ms`, result.retryAfterMs);
+    }
+  }
+
+  /** Counts an open stream; the returned release must be called exactly once when it ends. */
+  openStream(peer: string, nowMs: number): () => void {
+    const state = this.state(peer, nowMs);
+    if (state.streams >= this.limits.maxStreamsPerPeer) {
+      throw this.refuse(peer, 'maxStreamsPerPeer', `limit maxStreamsPerPeer: ${this.limits.maxStreamsPerPeer} open streams per peer reached`);
+    }
+    state.streams += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.streams -= 1;
+    };
+  }
+
+  openStreams(peer: string): number {
+    return this.peers.get(peer)?.streams ?? 0;
+  }
+
+  trackedPeers(): number {
+    return this.peers.size;
+  }
+
+  /** Forgets peers at rest; call now and then (the interceptor's timer) to keep memory flat. */
+  sweep(nowMs: number): void {
+    for (const [peer, state] of this.peers) if (this.atRest(state, nowMs)) this.peers.delete(peer);
+  }
+
+  private state(peer: string, nowMs: number): PeerState {
+    let state = this.peers.get(peer);
+    if (state) {
+      // Map order is recency order: move to the back.
+      this.peers.delete(peer);
+      this.peers.set(peer, state);
+      return state;
+    }
+    if (this.peers.size >= this.limits.maxTrackedPeers) this.evict(nowMs);
+    state = { buckets: {}, streams: 0 };
+    this.peers.set(peer, state);
+    return state;
+  }
+
+  private evict(nowMs: number): void {
+    for (const [peer, state] of this.peers) {
+      if (state.streams === 0) {
+        // The longest-idle peer without streams; its buckets refill by the time it returns, or it
+        // gets a fresh one: a flood from many addresses cannot grow memory, at worst it resets them.
+        this.peers.delete(peer);
+        return;
+      }
+    }
+    this.sweep(nowMs);
+  }
+
+  private atRest(state: PeerState, nowMs: number): boolean {
+    if (state.streams > 0) return false;
+    for (const [family, bucket] of Object.entries(state.buckets) as [RateFamily, Bucket][]) {
+      if (!isFull(bucket, this.limits.rate[family], nowMs)) return false;
+    }
+    return true;
+  }
+
+  private refuse(peer: string, limit: LimitName, message: string, retryAfterMs?: number) {
+    this.onLimit({ limit, peer });
+    return resourceExhausted(message, retryAfterMs);
+  }
+}
