@@ -46,14 +46,15 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const coordinator = new Coordinator(
     options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: metrics, store: store.tickets, sliceSolver },
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, store: store.tickets, sliceSolver },
     placement,
     restored,
   );
-  metrics.attach(coordinator, placement);
+  metrics.attach(coordinator, coordinator.events, placement);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
-    coordinator,
+    commands: coordinator,
+    view: coordinator,
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     now,
     log: options.log,

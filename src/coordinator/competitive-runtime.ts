@@ -4,7 +4,7 @@ import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
 import type { FindRequest } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
+import type { CoreDeps } from './ports.js';
 import type { Creation, Ticket } from './tickets.js';
 
 /**
@@ -22,7 +22,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private batchAt: number | undefined;
   private disposed = false;
 
-  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoordinatorDeps, private readonly settings: CompetitiveSettings) {
+  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoreDeps, private readonly settings: CompetitiveSettings) {
     super(identity, host, deps);
     this.matcher = new CompetitiveMatcher(settings, { now: deps.now, random: deps.random });
   }
@@ -116,14 +116,14 @@ export class CompetitiveRuntime extends FactoryRuntime {
     for (const game of games) {
       // A batch solved on workers ends later than it began: start only games whose tickets all
       // still wait, and give the others back to the pool.
-      const tickets = game.teams.map((team) => team.map((id) => this.host.ticket(id)));
+      const tickets = game.teams.map((team) => team.map((id) => this.host.heldTicket(id)));
       if (tickets.some((team) => team.some((t) => t === undefined || t.state !== 'matching'))) {
         for (const t of tickets.flat()) {
           if (t !== undefined && t.state === 'matching') this.matcher.add(this.toTicket(t.request, t.createdAt));
         }
         continue;
       }
-      this.deps.observer?.competitiveGameFormed(this.identity.name, game.quality.gapInSigma, game.quality.waitsMs);
+      this.deps.events.emit('competitiveGameFormed', { factory: this.identity.name, gapInSigma: game.quality.gapInSigma, waitsMs: game.quality.waitsMs });
       const seats: Creation['seats'] = [];
       tickets.forEach((team, teamIndex) => {
         for (const ticket of team as Ticket[]) {

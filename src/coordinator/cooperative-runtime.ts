@@ -5,7 +5,7 @@ import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
 import type { Assignment, FindRequest, RunningGame } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
+import type { CoreDeps } from './ports.js';
 import type { Creation, Ticket } from './tickets.js';
 
 /** Drop-in/drop-out: join an open game with room for the party, else create one (fill or spread). */
@@ -15,7 +15,7 @@ export class CooperativeRuntime extends FactoryRuntime {
   private cancelExpiry: (() => void) | undefined;
   private expiryAt: number | undefined;
 
-  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoordinatorDeps, private readonly settings: CooperativeSettings) {
+  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoreDeps, private readonly settings: CooperativeSettings) {
     super(identity, host, deps);
     this.matcher = new CooperativeMatcher({ ...settings, matchableKeys: identity.template.matchableKeys });
   }
@@ -102,7 +102,7 @@ export class CooperativeRuntime extends FactoryRuntime {
       if (i >= creation.dispatchedSeats) late.push(seat.playerId);
     });
     for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId);
+      const ticket = this.host.heldTicket(ticketId);
       if (ticket) this.matcher.reserveInGame(gameId, ticket.playerIds, `${creation.token}/${ticketId}`, now);
     }
     if (late.length > 0) {

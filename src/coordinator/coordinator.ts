@@ -15,7 +15,13 @@ import type {
   ServerHello,
   TicketListener,
 } from './messages.js';
-import type { CoordinatorDeps, FindOutcome, TicketRecord } from './ports.js';
+import type { CoordinatorDeps, CoreDeps, FindOutcome, TicketRecord } from './ports.js';
+import { inProcessCluster } from '../cluster/in-process/index.js';
+import { whenReady, type Eventually } from '../cluster/ports.js';
+import type { CoordinatorCommands } from './edges/commands.js';
+import { EventHub, type CoordinatorEvents } from './edges/events.js';
+import type { CoordinatorSnapshot, CoordinatorView, FactorySummary, ServerSummary, TicketSummary } from './edges/view.js';
+import { queryStats, type StatsAnswer, type StatsQuery } from './stats-query.js';
 import { fingerprint, type Creation, type Ticket } from './tickets.js';
 
 /** How long an assigned ticket is kept so a retry with its id gets the same assignment. */
@@ -55,34 +61,39 @@ interface RunningGameRecord {
  * streams to servers and clients are injected. Every method runs to completion synchronously;
  * only the answers of the (asynchronous) placement port arrive later.
  */
-export class Coordinator implements FactoryHost, CreationHost {
-  private readonly factories: FactoryRegistry<FactoryRuntime>;
-  private readonly servers = new Map<string, ConnectedServer>();
+export class Coordinator implements FactoryHost, CreationHost, CoordinatorCommands, CoordinatorView {
+  private readonly hub: EventHub;
+  /** Subscribe here for what happens in the core (metrics, logs, the operator page). */
+  readonly events: CoordinatorEvents;
+  private readonly deps: CoreDeps;
+  private readonly registry: FactoryRegistry<FactoryRuntime>;
+  private readonly connected = new Map<string, ConnectedServer>();
   private readonly games = new Map<string, RunningGameRecord>();
   private readonly tickets = new Map<string, Ticket>();
-  private readonly ticketOfPlayer = new Map<string, string>();
   private readonly gameOfPlayer = new Map<string, string>();
   private readonly creations: GameCreations;
   /** Tickets that survived a restart, until their client retries or their time to live ends. */
   private readonly restored = new Map<string, RestoredTicket>();
   /** Tickets waiting for a factory no server serves yet (after a restart), by factory name. */
   private readonly parked = new Map<string, Map<string, Ticket>>();
-  private nextArrival = 1;
   private stopping = false;
 
   constructor(
     private readonly config: CoordinatorConfig,
-    private readonly deps: CoordinatorDeps,
+    deps: CoordinatorDeps,
     private readonly placement: PlacementPort,
     /** Waiting tickets from before a restart: retried with the same id, they keep their place. */
     restored: readonly TicketRecord[] = [],
   ) {
-    this.factories = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
-    this.creations = new GameCreations(config, deps, placement, this);
+    this.hub = new EventHub(deps.log);
+    this.events = this.hub;
+    this.deps = { ...deps, cluster: deps.cluster ?? inProcessCluster(), events: this.hub };
+    this.registry = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
+    this.creations = new GameCreations(config, this.deps, placement, this);
     const now = deps.now();
     for (const record of restored) {
       const id = record.request.ticketId;
-      this.nextArrival = Math.max(this.nextArrival, record.arrival + 1);
+      this.background(this.deps.cluster.arrivals.observe(record.arrival));
       const left = record.createdAt + config.placement.ticketTtlMs - now;
       if (left <= 0) {
         deps.store?.remove(id);
@@ -100,11 +111,11 @@ export class Coordinator implements FactoryHost, CreationHost {
 
   /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */
   connectServer(hello: ServerHello, channel: ServerChannel): string[] {
-    const unknown = this.factories.unknownTemplates(hello.templates);
+    const unknown = this.registry.unknownTemplates(hello.templates);
     if (unknown.length > 0) {
       throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
     }
-    const previous = this.servers.get(hello.serverId);
+    const previous = this.connected.get(hello.serverId);
     if (previous) {
       this.deps.log.warn({ serverId: hello.serverId }, 'a newer connection replaces this server');
       this.removeServer(hello.serverId);
@@ -112,7 +123,7 @@ export class Coordinator implements FactoryHost, CreationHost {
         new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`),
       );
     }
-    const identities = this.factories.hostable(hello.attributes, hello.templates);
+    const identities = this.registry.hostable(hello.attributes, hello.templates);
     const names = identities.map((i) => i.name);
     const server: ConnectedServer = {
       hello,
@@ -120,8 +131,8 @@ export class Coordinator implements FactoryHost, CreationHost {
       factories: names,
       games: new Set(),
     };
-    this.servers.set(hello.serverId, server);
-    this.factories.attach(hello.serverId, identities);
+    this.connected.set(hello.serverId, server);
+    this.registry.attach(hello.serverId, identities);
     for (const game of hello.runningGames) this.adoptRunningGame(server, game);
     this.deps.log.info(
       { serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: server.games.size },
@@ -130,25 +141,25 @@ export class Coordinator implements FactoryHost, CreationHost {
     this.creations.serverConnected(hello.serverId, names, hello.capacity, server.games.size);
     for (const name of names) {
       this.admitParked(name);
-      this.factories.get(name)!.offerSeats();
+      this.registry.get(name)!.offerSeats();
     }
     return names;
   }
 
   /** The server's stream ended or went silent. Ignored when `channel` was already replaced. */
   disconnectServer(serverId: string, channel: ServerChannel): void {
-    if (this.servers.get(serverId)?.channel !== channel) return;
+    if (this.connected.get(serverId)?.channel !== channel) return;
     this.removeServer(serverId);
     this.deps.log.info({ serverId }, 'game server disconnected');
   }
 
   /** One report from a connected server. Bad reports are answered with `rejected`, never thrown. */
   onServerEvent(serverId: string, event: ServerEvent): void {
-    const server = this.servers.get(serverId);
+    const server = this.connected.get(serverId);
     if (!server) return;
     const problem = this.applyServerEvent(server, event);
     if (problem !== undefined) {
-      this.deps.observer?.serverMessageRejected(event.kind);
+      this.hub.emit('serverMessageRejected', { kind: event.kind, serverId, reason: problem });
       this.deps.log.warn({ serverId, event: event.kind, problem }, 'rejected a game server message');
       server.channel.send({ kind: 'rejected', reason: `${event.kind}: ${problem}` });
     }
@@ -176,7 +187,7 @@ export class Coordinator implements FactoryHost, CreationHost {
     }
     const game = this.games.get(event.gameId);
     if (!game || game.serverId !== server.hello.serverId) return `unknown game_id "${event.gameId}"`;
-    const runtime = this.factories.get(game.factory)!;
+    const runtime = this.registry.get(game.factory)!;
     switch (event.kind) {
       case 'playerJoined': {
         const elsewhere = this.gameOfPlayer.get(event.playerId);
@@ -204,7 +215,7 @@ export class Coordinator implements FactoryHost, CreationHost {
   }
 
   private adoptRunningGame(server: ConnectedServer, game: RunningGame): void {
-    const runtime = this.factories.get(game.factory);
+    const runtime = this.registry.get(game.factory);
     const problem =
       !server.factories.includes(game.factory) || !runtime
         ? `factory "${game.factory}" is not one this server hosts`
@@ -228,20 +239,20 @@ export class Coordinator implements FactoryHost, CreationHost {
   }
 
   private removeServer(serverId: string): void {
-    const server = this.servers.get(serverId)!;
-    this.servers.delete(serverId);
+    const server = this.connected.get(serverId)!;
+    this.connected.delete(serverId);
     for (const gameId of server.games) this.endGame(this.games.get(gameId)!);
     this.creations.serverRemoved(serverId);
-    for (const name of this.factories.detach(serverId, server.factories)) this.drainIfIdle(name);
+    for (const name of this.registry.detach(serverId, server.factories)) this.drainIfIdle(name);
   }
 
   private endGame(game: RunningGameRecord): void {
     this.games.delete(game.gameId);
-    this.servers.get(game.serverId)?.games.delete(game.gameId);
+    this.connected.get(game.serverId)?.games.delete(game.gameId);
     for (const playerId of game.players) {
       if (this.gameOfPlayer.get(playerId) === game.gameId) this.gameOfPlayer.delete(playerId);
     }
-    this.factories.get(game.factory)?.removeGame(game.gameId);
+    this.registry.get(game.factory)?.removeGame(game.gameId);
   }
 
   private leaveGame(gameId: string, playerId: string): void {
@@ -249,7 +260,7 @@ export class Coordinator implements FactoryHost, CreationHost {
     if (!game) return;
     game.players.delete(playerId);
     if (this.gameOfPlayer.get(playerId) === gameId) this.gameOfPlayer.delete(playerId);
-    this.factories.get(game.factory)?.playerLeft(gameId, playerId, this.deps.now());
+    this.registry.get(game.factory)?.playerLeft(gameId, playerId, this.deps.now());
   }
 
   // ---------------------------------------------------------------- tickets
@@ -266,18 +277,11 @@ export class Coordinator implements FactoryHost, CreationHost {
 
     // A restored ticket may come back before the servers do: it waits for its factory.
     const name = restored
-      ? this.factories.resolve(request.template, request.partition)
-      : this.factories.select(request.template, request.partition).name;
-    const runtime = this.factories.get(name);
+      ? this.registry.resolve(request.template, request.partition)
+      : this.registry.select(request.template, request.partition).name;
+    const runtime = this.registry.get(name);
     runtime?.validate(request);
     for (const player of request.party) {
-      const ticketId = this.ticketOfPlayer.get(player.playerId);
-      if (ticketId !== undefined) {
-        throw new MatchmakingError(
-          'ALREADY_EXISTS',
-          `party: player "${player.playerId}" is already finding a game in ticket "${ticketId}"`,
-        );
-      }
       const gameId = this.gameOfPlayer.get(player.playerId);
       if (gameId !== undefined) {
         throw new MatchmakingError(
@@ -295,6 +299,30 @@ export class Coordinator implements FactoryHost, CreationHost {
       );
     }
 
+    const playerIds = request.party.map((p) => p.playerId);
+    // Cluster-wide: one live ticket per player, and the arrival that orders the queue. The
+    // in-process adapters answer at once; a shared store's answer arrives later, and then an
+    // error reaches the client through its listener instead of being thrown.
+    const opened = whenReady(this.deps.cluster.players.claim(request.ticketId, playerIds), (conflict) => {
+      if (conflict) {
+        throw new MatchmakingError(
+          'ALREADY_EXISTS',
+          `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`,
+        );
+      }
+      return whenReady(restored ? restored.record.arrival : this.deps.cluster.arrivals.next(), (arrival) =>
+        this.open(request, listener, name, restored, arrival),
+      );
+    });
+    if (opened instanceof Promise) {
+      opened.catch((error: unknown) =>
+        listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('UNAVAILABLE', 'the cluster could not be reached; retry')),
+      );
+    }
+  }
+
+  private open(request: FindRequest, listener: TicketListener, name: string, restored: RestoredTicket | undefined, arrival: number): void {
+    const runtime = this.registry.get(name);
     const now = this.deps.now();
     this.placement.recordDemand(name).catch(() => {});
     const createdAt = restored?.record.createdAt ?? now;
@@ -305,7 +333,7 @@ export class Coordinator implements FactoryHost, CreationHost {
       factory: name,
       playerIds: request.party.map((p) => p.playerId),
       createdAt,
-      arrival: restored?.record.arrival ?? this.nextArrival++,
+      arrival,
       state: 'matching',
       listener,
       creationId: undefined,
@@ -321,7 +349,6 @@ export class Coordinator implements FactoryHost, CreationHost {
       this.restored.delete(ticket.id);
     }
     this.tickets.set(ticket.id, ticket);
-    for (const playerId of ticket.playerIds) this.ticketOfPlayer.set(playerId, ticket.id);
     if (runtime) {
       runtime.admit(ticket);
     } else {
@@ -354,7 +381,7 @@ export class Coordinator implements FactoryHost, CreationHost {
   /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */
   private admitParked(name: string): void {
     const parked = this.parked.get(name);
-    const runtime = this.factories.get(name);
+    const runtime = this.registry.get(name);
     if (!parked || !runtime) return;
     this.parked.delete(name);
     for (const ticket of [...parked.values()].sort((a, b) => a.arrival - b.arrival)) {
@@ -424,16 +451,14 @@ export class Coordinator implements FactoryHost, CreationHost {
     ticket.cancelExpiry();
     this.releasePlayers(ticket);
     if (ticket.creationId !== undefined) this.creations.leave(ticket);
-    else this.factories.get(ticket.factory)?.withdraw(ticket.id);
-    this.deps.observer?.findFinished(ticket.factory, outcome, this.deps.now() - ticket.createdAt);
+    else this.registry.get(ticket.factory)?.withdraw(ticket.id);
+    this.hub.emit('findFinished', { factory: ticket.factory, outcome, elapsedMs: this.deps.now() - ticket.createdAt });
     if (error) ticket.listener?.fail(error);
     this.drainIfIdle(ticket.factory);
   }
 
   private releasePlayers(ticket: Ticket): void {
-    for (const playerId of ticket.playerIds) {
-      if (this.ticketOfPlayer.get(playerId) === ticket.id) this.ticketOfPlayer.delete(playerId);
-    }
+    this.background(this.deps.cluster.players.release(ticket.id, ticket.playerIds));
   }
 
   /** A ticket got its game: tell the client, and keep the ticket for retries until its TTL. */
@@ -455,7 +480,7 @@ export class Coordinator implements FactoryHost, CreationHost {
       this.gameOfPlayer.set(playerId, assignment.gameId);
       game?.players.add(playerId);
     }
-    this.deps.observer?.findFinished(ticket.factory, 'assigned', this.deps.now() - ticket.createdAt);
+    this.hub.emit('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.deps.now() - ticket.createdAt });
     ticket.listener?.update({ kind: 'assigned', assignment });
   }
 
@@ -474,16 +499,16 @@ export class Coordinator implements FactoryHost, CreationHost {
   }
 
   runtime(factory: string): FactoryRuntime | undefined {
-    return this.factories.get(factory);
+    return this.registry.get(factory);
   }
 
   link(serverId: string): { channel: ServerChannel; endpoint: string } | undefined {
-    const server = this.servers.get(serverId);
+    const server = this.connected.get(serverId);
     return server && { channel: server.channel, endpoint: server.hello.endpoint };
   }
 
   recordGame(serverId: string, gameId: string, factory: string): boolean {
-    const server = this.servers.get(serverId);
+    const server = this.connected.get(serverId);
     if (!server || gameId === '' || this.games.has(gameId)) return false;
     this.games.set(gameId, { gameId, serverId, factory, players: new Set() });
     server.games.add(gameId);
@@ -506,11 +531,11 @@ export class Coordinator implements FactoryHost, CreationHost {
 
   /** A factory no server serves goes away once no ticket waits in it. */
   private drainIfIdle(name: string): void {
-    if (this.factories.servers(name).size > 0) return;
-    const runtime = this.factories.get(name);
+    if (this.registry.servers(name).size > 0) return;
+    const runtime = this.registry.get(name);
     if (!runtime || runtime.waiting() > 0 || this.creations.waiting(name) > 0) return;
     runtime.dispose();
-    this.factories.drain(name);
+    this.registry.drain(name);
     this.deps.log.info({ factory: name }, 'factory drained');
   }
 
@@ -528,22 +553,25 @@ export class Coordinator implements FactoryHost, CreationHost {
     this.stopping = true;
   }
 
-  // ---------------------------------------------------------------- reading
+  // ---------------------------------------------------------------- reading (CoordinatorView)
 
   gameServer(gameId: string): string | undefined {
     return this.games.get(gameId)?.serverId;
   }
 
-  ticket(ticketId: string): Ticket | undefined {
+  heldTicket(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
   }
 
-  factoryNames(): string[] {
-    return [...this.factories.names()];
+  ticket(ticketId: string): TicketSummary | undefined {
+    const t = this.tickets.get(ticketId);
+    if (!t) return undefined;
+    const state = this.parked.get(t.factory)?.has(t.id) ? 'parked' : t.state === 'matching' ? 'pooled' : t.state;
+    return { ticketId: t.id, factory: t.factory, state, playerIds: t.playerIds, createdAt: t.createdAt, arrival: t.arrival };
   }
 
-  registry(): FactoryRegistry<FactoryRuntime> {
-    return this.factories;
+  factoryNames(): string[] {
+    return [...this.registry.names()];
   }
 
   /** Creations of this factory waiting for a slot. */
@@ -551,15 +579,58 @@ export class Coordinator implements FactoryHost, CreationHost {
     return this.creations.waiting(factory);
   }
 
+  servers(): ServerSummary[] {
+    return [...this.connected.values()].map((s) => ({
+      serverId: s.hello.serverId,
+      endpoint: s.hello.endpoint,
+      factories: s.factories,
+      games: s.games.size,
+      capacity: this.creations.advertised(s.hello.serverId) ?? s.hello.capacity,
+      backedOff: this.creations.resting(s.hello.serverId),
+    }));
+  }
+
+  factories(): FactorySummary[] {
+    return this.factoryNames().map((name) => {
+      const runtime = this.registry.get(name)!;
+      return {
+        name,
+        template: runtime.identity.template.name,
+        strategy: runtime.strategy,
+        servers: this.registry.servers(name).size,
+        pooled: runtime.waiting() + (this.parked.get(name)?.size ?? 0),
+        queued: this.creations.waiting(name),
+        openGames: runtime.openGames(),
+        competitive: runtime.competitiveStats(),
+      };
+    });
+  }
+
+  queryStats(query: StatsQuery, now: number): StatsAnswer {
+    return queryStats(this.registry, (name) => this.creations.waiting(name), query, now);
+  }
+
   /** Gauges for metrics, read at scrape time. */
-  snapshot() {
+  snapshot(): CoordinatorSnapshot {
+    const ticketsByState = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
+    for (const t of this.tickets.values()) ticketsByState[t.state === 'matching' ? 'pooled' : t.state]++;
+    for (const parked of this.parked.values()) {
+      ticketsByState.parked += parked.size;
+      ticketsByState.pooled -= parked.size;
+    }
     return {
-      servers: this.servers.size,
-      factories: this.factories.size,
+      servers: this.connected.size,
+      factories: this.registry.size,
       games: this.games.size,
       tickets: this.tickets.size,
+      ticketsByState,
       queued: this.creations.waiting(),
-      openGames: [...this.factories.names()].reduce((n, f) => n + this.factories.get(f)!.openGames(), 0),
+      openGames: [...this.registry.names()].reduce((n, f) => n + this.registry.get(f)!.openGames(), 0),
     };
+  }
+
+  /** Logs a failed call to a cluster port; the caller has nothing to wait for. */
+  private background(value: Eventually<unknown>): void {
+    if (value instanceof Promise) value.catch((error: unknown) => this.deps.log.warn({ err: error }, 'cluster port call failed'));
   }
 }

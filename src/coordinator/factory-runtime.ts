@@ -3,7 +3,7 @@ import type { CompetitiveStats } from '../competitive/index.js';
 import type { CooperativeStats, StatsPredicate } from '../cooperative/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import type { Assignment, FindRequest, RunningGame, ServerChannel } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
+import type { CoreDeps } from './ports.js';
 import type { Creation, Ticket } from './tickets.js';
 
 /** What a factory needs from the coordinator that owns it. */
@@ -17,7 +17,7 @@ export interface FactoryHost {
   gameServer(gameId: string): string | undefined;
   /** The connected server's stream and endpoint, if it is still connected. */
   link(serverId: string): { readonly channel: ServerChannel; readonly endpoint: string } | undefined;
-  ticket(ticketId: string): Ticket | undefined;
+  heldTicket(ticketId: string): Ticket | undefined;
 }
 
 /**
@@ -30,7 +30,7 @@ export abstract class FactoryRuntime {
   constructor(
     readonly identity: FactoryIdentity,
     protected readonly host: FactoryHost,
-    protected readonly deps: CoordinatorDeps,
+    protected readonly deps: CoreDeps,
   ) {}
 
 

@@ -2,13 +2,13 @@ import type { CoordinatorConfig } from '../config/config.js';
 import { DecayingRate, estimateWaitMs, type PlacementPort, type ServerCapacity } from '../placement/index.js';
 import type { FactoryRuntime } from './factory-runtime.js';
 import type { Assignment, ServerChannel } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
+import type { CoreDeps } from './ports.js';
 import { ServerBreakers } from './server-breakers.js';
 import type { Creation, Ticket } from './tickets.js';
 
 /** What GameCreations needs from the coordinator that owns tickets, servers and games. */
 export interface CreationHost {
-  ticket(ticketId: string): Ticket | undefined;
+  heldTicket(ticketId: string): Ticket | undefined;
   assignTicket(ticket: Ticket, assignment: Assignment): void;
   /** Stores a ticket that has to wait, so it survives a restart. */
   persist(ticket: Ticket): void;
@@ -56,7 +56,7 @@ export class GameCreations {
 
   constructor(
     private readonly config: CoordinatorConfig,
-    private readonly deps: CoordinatorDeps,
+    private readonly deps: CoreDeps,
     private readonly placement: PlacementPort,
     private readonly host: CreationHost,
   ) {
@@ -85,6 +85,14 @@ export class GameCreations {
     this.inFlight.delete(serverId);
   }
 
+  advertised(serverId: string): ServerCapacity | undefined {
+    return this.breakers.advertised(serverId);
+  }
+
+  resting(serverId: string): boolean {
+    return this.breakers.resting(serverId);
+  }
+
   capacityChanged(serverId: string, capacity: ServerCapacity): void {
     this.breakers.advertise(serverId, capacity);
     this.drain();
@@ -100,10 +108,10 @@ export class GameCreations {
   /** Places a game for the creation's tickets: a slot now, or a place in line. */
   create(creation: Creation): void {
     // Older tickets first: a creation's place in line is its oldest ticket's arrival.
-    creation.priority ??= Math.min(...creation.ticketIds.map((id) => this.host.ticket(id)!.arrival));
+    creation.priority ??= Math.min(...creation.ticketIds.map((id) => this.host.heldTicket(id)!.arrival));
     this.creations.set(creation.requestId, creation);
     for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId)!;
+      const ticket = this.host.heldTicket(ticketId)!;
       ticket.state = 'placing';
       ticket.creationId = creation.requestId;
     }
@@ -128,7 +136,7 @@ export class GameCreations {
           creation.stage = 'queued';
           creation.queuedAt = this.deps.now();
           for (const ticketId of creation.ticketIds) {
-            const ticket = this.host.ticket(ticketId)!;
+            const ticket = this.host.heldTicket(ticketId)!;
             this.host.persist(ticket);
             this.report(ticket, placed.position);
           }
@@ -155,7 +163,7 @@ export class GameCreations {
       return;
     }
     const confirmWithinMs = this.config.placement.createTimeoutMs;
-    if (creation.stage === 'queued') this.deps.observer?.dequeued(creation.factory, this.deps.now() - (creation.queuedAt ?? 0));
+    if (creation.stage === 'queued') this.deps.events.emit('dequeued', { factory: creation.factory, waitedMs: this.deps.now() - (creation.queuedAt ?? 0) });
     creation.stage = 'inflight';
     this.markWaiting(creation, false);
     creation.serverId = serverId;
@@ -180,7 +188,7 @@ export class GameCreations {
       map: creation.map,
       region: creation.region,
     });
-    this.deps.observer?.placed(creation.factory);
+    this.deps.events.emit('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
   }
 
   /** The creation on `serverId` with this request id, while it is in flight there. */
@@ -200,7 +208,7 @@ export class GameCreations {
       this.call(this.placement.release(serverId));
       this.breakers.failed(serverId);
     }
-    this.deps.observer?.requeued(creation.factory, cause);
+    this.deps.events.emit('requeued', { factory: creation.factory, cause });
     if (creation.ticketIds.length === 0) this.forget(creation);
     else this.place(creation);
     this.drain();
@@ -222,7 +230,7 @@ export class GameCreations {
     runtime.gameCreated(creation, gameId);
     const endpoint = this.host.link(serverId)?.endpoint ?? '';
     for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId);
+      const ticket = this.host.heldTicket(ticketId);
       if (!ticket) continue;
       this.host.assignTicket(ticket, {
         gameId,
@@ -263,7 +271,7 @@ export class GameCreations {
       // the other parties go back to the pool, keeping their wait.
       this.forget(creation);
       for (const other of creation.ticketIds) {
-        const t = this.host.ticket(other);
+        const t = this.host.heldTicket(other);
         if (t) {
           t.creationId = undefined;
           runtime?.admit(t);
@@ -382,7 +390,7 @@ export class GameCreations {
           const creation = this.creations.get(requestId);
           if (creation?.stage !== 'queued') continue;
           for (const ticketId of [...creation.ticketIds]) {
-            const ticket = this.host.ticket(ticketId)!;
+            const ticket = this.host.heldTicket(ticketId)!;
             const assignment = tryMatch(ticket);
             if (!assignment) continue;
             this.leave(ticket);
@@ -421,7 +429,7 @@ export class GameCreations {
           const creation = this.creations.get(requestId);
           if (creation?.stage !== 'queued') return;
           for (const ticketId of creation.ticketIds) {
-            const ticket = this.host.ticket(ticketId);
+            const ticket = this.host.heldTicket(ticketId);
             if (ticket) this.report(ticket, i + 1);
           }
         });

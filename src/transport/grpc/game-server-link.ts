@@ -1,5 +1,5 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands } from '../../coordinator/edges/index.js';
 import type { ServerChannel } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
@@ -22,7 +22,7 @@ const MISSED_KEEPALIVES = 3;
  * hello; after it, reports go to the coordinator and orders come back. The stream's whole
  * lifecycle (hello deadline, keepalive, end, cancel, errors) is handled here, in one place.
  */
-export function connectHandler(coordinator: Coordinator, options: GameServerLinkOptions) {
+export function connectHandler(coordinator: CoordinatorCommands, options: GameServerLinkOptions) {
   return (call: ServerDuplexStream<ServerMessage, CoordinatorMessage>): void => {
     let serverId: string | undefined;
     let lastHeard = options.now();

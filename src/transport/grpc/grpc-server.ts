@@ -5,7 +5,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LIMITS } from '../../attributes/limits.js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Log } from '../../coordinator/ports.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
@@ -16,7 +16,8 @@ const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto
 const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto'];
 
 export interface GrpcServerOptions {
-  readonly coordinator: Coordinator;
+  readonly commands: CoordinatorCommands;
+  readonly view: CoordinatorView;
   readonly keepaliveIntervalMs: number;
   readonly now: () => number;
   readonly log: Log;
@@ -45,7 +46,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.keepalive_permit_without_calls': 1,
   });
   server.addService(GameServerLinkService, {
-    connect: connectHandler(options.coordinator, {
+    connect: connectHandler(options.commands, {
       keepaliveIntervalMs: options.keepaliveIntervalMs,
       now: options.now,
       log: options.log,
@@ -54,7 +55,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     MatchmakerService,
-    matchmakerHandlers(options.coordinator, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
   );
 
   const health = new HealthImplementation({

@@ -1,8 +1,7 @@
 import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
-import { queryStats } from '../../coordinator/stats-query.js';
 import { MatchmakingError } from '../../errors/index.js';
 import {
   PredicateMode,
@@ -39,7 +38,7 @@ function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
 }
 
 /** The Matchmaker service: one handler per call shape. */
-export function matchmakerHandlers(coordinator: Coordinator, options: MatchmakerOptions) {
+export function matchmakerHandlers(coordinator: CoordinatorCommands, view: CoordinatorView, options: MatchmakerOptions) {
   const refuse = (error: unknown): MatchmakingError | undefined => {
     options.onRefused?.(statusCode(error));
     if (error instanceof MatchmakingError) return error;
@@ -166,8 +165,7 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
       if (r.predicates.length > LIMITS.maxAttributes) {
         throw new MatchmakingError('INVALID_ARGUMENT', `predicates: at most ${LIMITS.maxAttributes}`);
       }
-      const answer = queryStats(
-        coordinator,
+      const answer = view.queryStats(
         {
           factory: r.factory,
           template: r.template,
