@@ -7,6 +7,7 @@ import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-m
 import { InProcessPlacement } from '../placement/index.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
+import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -15,6 +16,9 @@ export interface ProcessOptions {
   readonly metricsListen: string;
   readonly dataDir: string;
   readonly log: Log;
+  /** Checks on every gRPC call before its handler: authentication, roles, rate limits. */
+  readonly gates?: readonly CallGate[];
+  readonly onCallEnded?: (record: CallRecord) => void;
 }
 
 export interface RunningCoordinator {
@@ -60,6 +64,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     log: options.log,
     onServerMessageRejected: (kind) => metrics.serverMessageRejected(kind),
     onFindRefused: (code) => metrics.findRefused(code),
+    gates: options.gates,
+    onCallEnded: options.onCallEnded,
   });
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry);
   options.log.info(

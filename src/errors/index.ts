@@ -11,7 +11,9 @@ export type ErrorCode =
   | 'DEADLINE_EXCEEDED'
   | 'UNAVAILABLE'
   | 'CANCELLED'
-  | 'ABORTED';
+  | 'ABORTED'
+  | 'UNAUTHENTICATED'
+  | 'PERMISSION_DENIED';
 
 export class MatchmakingError extends Error {
   override readonly name = 'MatchmakingError';

@@ -10,6 +10,7 @@ import type { Log } from '../../coordinator/ports.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { connectHandler } from './game-server-link.js';
+import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { matchmakerHandlers } from './matchmaker.js';
 
 const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
@@ -23,6 +24,12 @@ export interface GrpcServerOptions {
   readonly log: Log;
   readonly onServerMessageRejected?: (kind: string) => void;
   readonly onFindRefused?: (code: number) => void;
+  /** Authentication, roles, rate limits: checked on every call before its handler (see interceptors/). */
+  readonly gates?: readonly CallGate[];
+  /** Every call's end (method, status, duration). */
+  readonly onCallEnded?: (record: CallRecord) => void;
+  /** Longest a unary call may take. */
+  readonly unaryLimitMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -44,6 +51,13 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.keepalive_permit_without_calls': 1,
+    interceptors: interceptorChain({
+      log: options.log,
+      now: options.now,
+      gates: options.gates,
+      onCallEnded: options.onCallEnded,
+      unaryLimitMs: options.unaryLimitMs,
+    }),
   });
   server.addService(GameServerLinkService, {
     connect: connectHandler(options.commands, {

@@ -17,6 +17,7 @@ import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { statusCode, toServiceError } from './status.js';
+import { StreamLifecycle } from './stream-lifecycle.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -48,26 +49,17 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
 
   /** FindGame: server streaming; queued updates, then one assignment, then OK. */
   const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
-    let done = false;
+    const stream = new StreamLifecycle(call);
     const listener: TicketListener = {
       update(update) {
-        if (done) return;
-        call.write(toWire(call.request.ticketId, update));
-        if (update.kind === 'assigned') {
-          done = true;
-          call.end();
-        }
+        stream.write(toWire(call.request.ticketId, update));
+        if (update.kind === 'assigned') stream.end();
       },
       fail(error) {
-        if (done) return;
-        done = true;
-        call.emit('error', toServiceError(error));
+        stream.end(error);
       },
     };
-    call.on('cancelled', () => {
-      done = true;
-      coordinator.abandon(call.request.ticketId, listener);
-    });
+    stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
     try {
       coordinator.find(decodeFindRequest(call.request), listener);
     } catch (error) {
@@ -79,32 +71,21 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   /** FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end. */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
-    let open = true;
+    const stream = new StreamLifecycle(call);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const settled = (ticketId: string, listener: TicketListener) => {
       if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
-      if (clientDone && open && listeners.size === 0) {
-        open = false;
-        call.end();
-      }
-    };
-    // Back-pressure: while the client does not read our updates, stop reading its requests.
-    const write = (update: FindGameUpdate) => {
-      if (!call.write(update) && !call.isPaused()) {
-        call.pause();
-        call.once('drain', () => call.resume());
-      }
+      if (clientDone && listeners.size === 0) stream.end();
     };
     const listenerFor = (ticketId: string): TicketListener => {
       const listener: TicketListener = {
         update(update) {
-          if (!open) return;
-          write(toWire(ticketId, update));
+          stream.write(toWire(ticketId, update));
           if (update.kind === 'assigned') settled(ticketId, listener);
         },
         fail(error) {
-          if (open) write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+          stream.write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
           settled(ticketId, listener);
         },
       };
@@ -126,22 +107,15 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         coordinator.cancel(request.value.ticketId);
       }
     });
-    /** The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere). */
-    const close = () => {
-      if (!open) return;
-      open = false;
+    // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
+    stream.onGone(() => {
       for (const [ticketId, listener] of listeners) coordinator.abandon(ticketId, listener);
       listeners.clear();
-    };
+    });
     call.on('end', () => {
       clientDone = true;
-      if (open && listeners.size === 0) {
-        open = false;
-        call.end();
-      }
+      if (listeners.size === 0) stream.end();
     });
-    call.on('cancelled', close);
-    call.on('error', close);
   };
 
   const cancelFind = (
