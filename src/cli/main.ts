@@ -61,7 +61,7 @@ program
   .option('--max-games <n>', 'slots: max concurrent games', '100')
   .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
   .action(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
-    const { runExampleServer } = await import('../../examples/game-server.js');
+    const { runExampleServer } = await import('../../clients/examples/game-server.js');
     await runExampleServer(opts);
   });
 
@@ -74,7 +74,7 @@ program
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
   .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) => {
-    const { runExampleClient } = await import('../../examples/player-client.js');
+    const { runExampleClient } = await import('../../clients/examples/player-client.js');
     await runExampleClient(opts);
   });
 
@@ -93,7 +93,7 @@ program
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
   .action(async (opts: Record<string, string & string[]>) => {
-    const { runLoadCommand } = await import('../loadgen/load-command.js');
+    const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
     await runLoadCommand(opts);
   });
 

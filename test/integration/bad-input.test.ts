@@ -1,7 +1,7 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGame, type FindOptions } from '../../src/clients/find-game.js';
-import { GameServerConnection } from '../../src/clients/game-server-connection.js';
+import { findGame, type FindOptions } from '../../clients/lib/find-game.js';
+import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 import { loadSync } from '@grpc/proto-loader';
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';

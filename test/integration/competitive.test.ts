@@ -1,7 +1,7 @@
 import type { QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../src/clients/find-game.js';
+import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../clients/lib/find-game.js';
 import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import type { FindGameUpdate, FindGamesRequest } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';

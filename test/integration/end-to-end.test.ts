@@ -1,7 +1,7 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame } from '../../src/clients/find-game.js';
-import { wireAttributes, wireValue } from '../../src/clients/wire-attributes.js';
+import { findGame } from '../../clients/lib/find-game.js';
+import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
 import { PredicateMode, type QueryStatsRequest, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findGame } from '../../src/clients/find-game.js';
-import { wireAttributes, wireValue } from '../../src/clients/wire-attributes.js';
+import { findGame } from '../../clients/lib/find-game.js';
+import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
 import { PredicateMode, type MatchmakerClient, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { matchingCases, type MatchingCase } from '../cooperative/matching-cases.js';
 import { TestCoordinator, eventually } from './harness.js';

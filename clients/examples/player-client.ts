@@ -1,8 +1,8 @@
 import { credentials } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { findGameRequest } from '../src/clients/find-game.js';
-import { MatchmakerClient, type FindGameUpdate } from '../src/generated/gamefactory/v1/matchmaker.js';
-import { parsePairs } from '../src/clients/plain-pairs.js';
+import { findGameRequest } from '../lib/find-game.js';
+import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import { parsePairs } from '../lib/plain-pairs.js';
 
 /** An example player client: FindGame, printing every update until the assignment. */
 export async function runExampleClient(opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) {
