@@ -54,11 +54,11 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     placement,
     restored,
   );
-  metrics.attach(coordinator, coordinator.events, placement);
+  metrics.attach(coordinator.view, coordinator.events, placement);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands: coordinator,
-    view: coordinator,
+    view: coordinator.view,
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     now,
     log: options.log,

@@ -2,10 +2,11 @@ import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type FormedG
 import type { CompetitiveSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
+import { FactoryRuntime, type AdmitDecision, type DecisionSink } from './factory-runtime.js';
 import type { FindRequest } from './messages.js';
 import type { CoreDeps } from './ports.js';
-import type { Creation, Ticket } from './tickets.js';
+import type { CreationPlan } from './tickets/creation.js';
+import type { Ticket } from './tickets/ticket.js';
 
 /**
  * Pools at least this large are batched on the slice solver's worker threads when there is one:
@@ -22,8 +23,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private batchAt: number | undefined;
   private disposed = false;
 
-  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoreDeps, private readonly settings: CompetitiveSettings) {
-    super(identity, host, deps);
+  constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CompetitiveSettings) {
+    super(identity, deps, decide);
     this.matcher = new CompetitiveMatcher(settings, { now: deps.now, random: deps.random });
   }
 
@@ -52,11 +53,30 @@ export class CompetitiveRuntime extends FactoryRuntime {
     };
   }
 
-  admit(ticket: Ticket): void {
-    ticket.state = 'matching';
+  admit(ticket: Ticket): AdmitDecision {
     this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
-    ticket.listener?.update({ kind: 'queued', factory: this.identity.name, position: 0, estimatedWaitMs: 0 });
     this.scheduleBatch();
+    return { kind: 'pooled' };
+  }
+
+  /** The plan for a game a batch formed, from its tickets by team. */
+  plan(teams: readonly (readonly Ticket[])[], map: string | undefined, region: string | undefined): CreationPlan {
+    const seats: { playerId: string; team: number; ticketId: string }[] = [];
+    teams.forEach((team, teamIndex) => {
+      for (const ticket of team) for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
+    });
+    return {
+      factory: this.identity.name,
+      strategy: 'competitive',
+      partition: this.identity.partition,
+      matchable: new Map(),
+      rideKey: undefined,
+      ticketIds: teams.flat().map((t) => t.id),
+      seats,
+      capacity: seats.length,
+      map: map ?? '',
+      region: region ?? '',
+    };
   }
 
   withdraw(ticketId: string): void {
@@ -67,7 +87,9 @@ export class CompetitiveRuntime extends FactoryRuntime {
     return this.matcher.size;
   }
 
-  gameCreated(): void {}
+  gameCreated(): string[] {
+    return [];
+  }
 
   override competitiveStats(): CompetitiveStats {
     return this.matcher.stats();
@@ -113,40 +135,12 @@ export class CompetitiveRuntime extends FactoryRuntime {
   }
 
   private startGames(games: readonly FormedGame[]): void {
-    for (const game of games) {
-      // A batch solved on workers ends later than it began: start only games whose tickets all
-      // still wait, and give the others back to the pool.
-      const tickets = game.teams.map((team) => team.map((id) => this.host.heldTicket(id)));
-      if (tickets.some((team) => team.some((t) => t === undefined || t.state !== 'matching'))) {
-        for (const t of tickets.flat()) {
-          if (t !== undefined && t.state === 'matching') this.matcher.add(this.toTicket(t.request, t.createdAt));
-        }
-        continue;
-      }
-      this.deps.events.emit('competitiveGameFormed', { factory: this.identity.name, gapInSigma: game.quality.gapInSigma, waitsMs: game.quality.waitsMs });
-      const seats: Creation['seats'] = [];
-      tickets.forEach((team, teamIndex) => {
-        for (const ticket of team as Ticket[]) {
-          for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
-        }
-      });
-      this.host.createGame({
-        requestId: this.deps.newId(),
-        factory: this.identity.name,
-        matchable: new Map(),
-        rideKey: undefined,
-        ticketIds: game.teams.flat(),
-        seats,
-        dispatchedSeats: 0,
-        stage: 'placing',
-        capacity: seats.length,
-        map: game.map ?? '',
-        region: game.region ?? '',
-        token: this.deps.newId(),
-        priority: undefined,
-        serverId: undefined,
-        cancelTimeout: undefined,
-      });
-    }
+    if (games.length > 0) this.decide({ kind: 'gamesFormed', factory: this.identity.name, games });
+  }
+
+  /** Tickets of a game that could not start (one of its parties left meanwhile) wait again. */
+  repool(ticket: Ticket): void {
+    this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
+    this.scheduleBatch();
   }
 }

@@ -318,7 +318,7 @@ describe('competitive matchmaking over gRPC on loopback', () => {
     expect(await refused(solo('veto', { vetoedMaps: ['ruins', 'moon'] }))).toMatch(/^vetoed_maps\[1\]: /);
 
     // None of them became a ticket or held its players: the same players can find a game now.
-    expect(coordinator.running.coordinator.snapshot().tickets).toBe(0);
+    expect(coordinator.running.coordinator.view.snapshot().tickets).toBe(0);
     const [a, b] = await Promise.all([
       findGame(client, solo('ok-1', { party: [{ playerId: 'nan-p', score: 1000 }] })),
       findGame(client, solo('ok-2', { party: [{ playerId: 'mars-p', score: 1010 }] })),

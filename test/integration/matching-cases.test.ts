@@ -60,9 +60,9 @@ describe('the cooperative matching cases, over gRPC', () => {
             expect(assignment.created, probe.why).toBe(true);
             // In process, "no match" reserves nothing; here a game was created. End it, so the
             // later probes see the same games as in process.
-            const games = coordinator.running.coordinator.snapshot().games;
+            const games = coordinator.running.coordinator.view.snapshot().games;
             host.endGame(assignment.gameId);
-            await eventually(() => coordinator.running.coordinator.snapshot().games === games - 1);
+            await eventually(() => coordinator.running.coordinator.view.snapshot().games === games - 1);
           } else {
             expect(assignment.gameId, probe.why).toBe(probe.expect);
           }

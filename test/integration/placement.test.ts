@@ -191,7 +191,7 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     expect(await cancel('c1')).toBe(true);
     expect((await first.result).error?.code).toBe(status.CANCELLED);
     expect(await cancel('c1')).toBe(false);
-    expect(coordinator.running.coordinator.queuedIn('solo/region=eu')).toBe(1);
+    expect(coordinator.running.coordinator.view.queuedIn('solo/region=eu')).toBe(1);
     second.call.cancel();
   });
 
@@ -200,6 +200,6 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     await coordinator.server({ serverId: 'none', maxGames: 0 });
     const error = (await find(coordinator.client(), 'late').catch((e: ServiceError) => e)) as ServiceError;
     expect(error.code).toBe(status.DEADLINE_EXCEEDED);
-    expect(coordinator.running.coordinator.ticket('late')).toBeUndefined();
+    expect(coordinator.running.coordinator.view.ticket('late')).toBeUndefined();
   });
 });

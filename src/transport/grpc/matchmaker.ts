@@ -71,7 +71,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   /** FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end. */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
-    const stream = new StreamLifecycle(call);
+    const stream = new StreamLifecycle(call, true);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const settled = (ticketId: string, listener: TicketListener) => {

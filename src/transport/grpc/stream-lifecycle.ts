@@ -14,7 +14,15 @@ export class StreamLifecycle<Out> {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly goneListeners: (() => void)[] = [];
 
-  constructor(private readonly call: OutboundStream<Out>) {
+  constructor(
+    private readonly call: OutboundStream<Out>,
+    /**
+     * Back-pressure for request streams whose requests make the replies (FindGames): while the
+     * client does not read, stop reading its requests. Never for GameServerLink, whose reports
+     * (keepalives, confirmations) must be read whatever the order buffer holds.
+     */
+    private readonly pauseReadsWhenFull = false,
+  ) {
     const gone = () => {
       if (this.closed) return;
       this.closed = true;
@@ -35,12 +43,12 @@ export class StreamLifecycle<Out> {
   }
 
   /**
-   * Writes unless the stream is over. Back-pressure: while the client does not read, a
-   * bidirectional stream stops reading the client's requests until the buffer drains.
+   * Writes unless the stream is over. With `pauseReadsWhenFull`, a full buffer pauses reading
+   * the client's requests until it drains.
    */
   write(message: Out): void {
     if (this.closed) return;
-    if (!this.call.write(message) && 'pause' in this.call && !this.call.isPaused()) {
+    if (!this.call.write(message) && this.pauseReadsWhenFull && 'pause' in this.call && !this.call.isPaused()) {
       const duplex = this.call;
       duplex.pause();
       duplex.once('drain', () => duplex.resume());

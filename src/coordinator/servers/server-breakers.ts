@@ -1,5 +1,5 @@
-import type { ServerCapacity } from '../placement/index.js';
-import type { CoreDeps } from './ports.js';
+import type { ServerCapacity } from '../../placement/index.js';
+import type { CoreDeps } from '../ports.js';
 
 /** After this many failed creations in a row a server gets a rest, doubling each time it fails again. */
 const FAILURES_BEFORE_BACKOFF = 3;
