@@ -1,11 +1,12 @@
 import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type FormedGame } from '../competitive/index.js';
+import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { FactoryRuntime, type AdmitDecision, type DecisionSink } from './factory-runtime.js';
-import type { FindRequest } from './messages.js';
+import type { FindRequest, RunningGame } from './messages.js';
 import type { CoreDeps } from './ports.js';
-import type { CreationPlan } from './tickets/creation.js';
+import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 
 /**
@@ -22,6 +23,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private cancelBatch: (() => void) | undefined;
   private batchAt: number | undefined;
   private disposed = false;
+  /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
+  private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
 
   constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CompetitiveSettings) {
     super(identity, deps, decide);
@@ -87,8 +90,53 @@ export class CompetitiveRuntime extends FactoryRuntime {
     return this.matcher.size;
   }
 
-  gameCreated(): string[] {
+  gameCreated(creation: Creation, gameId: string): string[] {
+    const present = new Set(creation.ticketIds);
+    const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
+    this.running.set(gameId, { players: new Set(players), startedAt: this.deps.now() });
     return [];
+  }
+
+  override addGame(game: RunningGame): void {
+    this.running.set(game.gameId, { players: new Set(game.playerIds), startedAt: game.startedAt });
+  }
+
+  override removeGame(gameId: string): void {
+    this.running.delete(gameId);
+  }
+
+  override playerJoined(gameId: string, playerId: string): void {
+    this.running.get(gameId)?.players.add(playerId);
+  }
+
+  override playerLeft(gameId: string, playerId: string): void {
+    this.running.get(gameId)?.players.delete(playerId);
+  }
+
+  /** Join at start: no game is open to matching, so only counts, players and durations (issue 10, defect 3). */
+  override stats(_predicates: unknown, _mode: unknown, now: number): CooperativeStats {
+    let players = 0;
+    let min = Infinity;
+    let max = 0;
+    let total = 0;
+    for (const game of this.running.values()) {
+      players += game.players.size;
+      const d = Math.max(0, now - game.startedAt);
+      min = Math.min(min, d);
+      max = Math.max(max, d);
+      total += d;
+    }
+    const games = this.running.size;
+    return {
+      games,
+      openGames: 0,
+      players,
+      openSlots: 0,
+      minDurationMs: games === 0 ? 0 : min,
+      maxDurationMs: max,
+      averageDurationMs: games === 0 ? 0 : total / games,
+      openGamesByOpenSlots: [],
+    };
   }
 
   override competitiveStats(): CompetitiveStats {

@@ -63,8 +63,10 @@ export class Coordinator implements CoordinatorCommands {
       setCapacity: (serverId, capacity) => this.creations.setCapacity(serverId, capacity),
       recovered: () => this.creations.drain(),
     });
-    this.creations = new GameCreations(config, this.deps, placement, this.book, this.roster, (f) => this.drainIfIdle(f));
     this.restored = new RestoredTickets(this.deps, config.placement.ticketTtlMs, restored, () => this.stopping);
+    this.creations = new GameCreations(config, this.deps, placement, this.book, this.roster, (f) => this.drainIfIdle(f), (ticket) =>
+      this.restored.size === 0 ? 0 : this.restored.aheadOf((r) => this.factoryOf(r), ticket.factory, ticket.arrival),
+    );
     this.view = new CoreView(this.registry, this.roster, this.book, this.creations, this.parked);
   }
 
@@ -481,6 +483,15 @@ export class Coordinator implements CoordinatorCommands {
   }
 
   // ---------------------------------------------------------------- factories
+
+  /** The factory a request names, or undefined if it names none. */
+  private factoryOf(request: FindRequest): string | undefined {
+    try {
+      return this.registry.resolve(request.template, request.partition);
+    } catch {
+      return undefined;
+    }
+  }
 
   private instantiate(identity: FactoryIdentity): FactoryRuntime {
     this.deps.log.info({ factory: identity.name }, 'factory instantiated');

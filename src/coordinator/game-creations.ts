@@ -52,6 +52,12 @@ export class GameCreations {
     private readonly roster: ServerRoster,
     /** A creation ended: its factory may have nothing left waiting in it. */
     private readonly factoryMayBeIdle: (factory: string) => void,
+    /**
+     * Tickets restored after a restart that will be ahead of this one once their clients retry:
+     * counted in every position reported, so a retried ticket's first answer is already its
+     * restored place (issue 10, defect 2).
+     */
+    private readonly restoredAhead: (ticket: Ticket) => number = () => 0,
   ) {}
 
   // ---------------------------------------------------------------- servers
@@ -381,8 +387,10 @@ export class GameCreations {
     );
   }
 
-  private report(ticket: Ticket, position: number): void {
-    ticket.listener?.update({
+  private report(ticket: Ticket, queuePosition: number): void {
+    if (!ticket.listener) return;
+    const position = queuePosition + this.restoredAhead(ticket);
+    ticket.listener.update({
       kind: 'queued',
       factory: ticket.factory,
       position,
