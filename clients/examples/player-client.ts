@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { findGameRequest } from '../lib/find-game.js';
 import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { parsePairs } from '../lib/plain-pairs.js';
+import { describeUpdate, updateAsJson } from '../lib/describe-update.js';
 
-/** An example player client: FindGame, printing every update until the assignment. */
-export async function runExampleClient(opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) {
+/** An example player client: FindGame, printing every update until the assignment (as text, or JSON lines with `json`). */
+export async function runExampleClient(opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[]; json?: boolean }) {
   const client = new MatchmakerClient(opts.coordinator, credentials.createInsecure());
   const call = client.findGame(
     findGameRequest({
@@ -17,9 +18,9 @@ export async function runExampleClient(opts: { coordinator: string; template: st
     }),
   );
   await new Promise<void>((resolve) => {
-    call.on('data', (update: FindGameUpdate) => console.log(JSON.stringify(update.update, (_k, v) => (typeof v === 'bigint' ? String(v) : v))));
+    call.on('data', (update: FindGameUpdate) => console.log(opts.json ? updateAsJson(update) : describeUpdate(update)));
     call.on('error', (error: Error) => {
-      console.error(`FindGame failed: ${error.message}`);
+      console.error(opts.json ? JSON.stringify({ error: error.message }) : `FindGame failed: ${error.message}`);
       process.exitCode = 1;
       resolve();
     });

@@ -67,13 +67,14 @@ program
 
 program
   .command('find')
-  .description('an example player client: FindGame and print each update')
+  .description('an example player client: FindGame and print each update (queued at position N, then the assignment)')
   .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
   .option('--template <name>', 'factory template', 'diablo')
   .option('--player <id...>', 'the party', [`player-${process.pid}`])
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
-  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) => {
+  .option('--json', 'print each update as one line of JSON, for scripts')
+  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[]; json?: boolean }) => {
     const { runExampleClient } = await import('../../clients/examples/player-client.js');
     await runExampleClient(opts);
   });

@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'CANCELLED'
   | 'ABORTED'
   | 'UNAUTHENTICATED'
-  | 'PERMISSION_DENIED';
+  | 'PERMISSION_DENIED'
+  /** Only the transport's mapping of an unexpected failure (a bug); the core never raises it. */
+  | 'INTERNAL';
 
 export class MatchmakingError extends Error {
   override readonly name = 'MatchmakingError';

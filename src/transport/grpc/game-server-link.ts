@@ -5,6 +5,7 @@ import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import type { CoordinatorMessage, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
+import { asMatchmakingError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 
 export interface GameServerLinkOptions {
@@ -83,7 +84,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
         stream.write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
       } catch (error) {
         if (!(error instanceof MatchmakingError)) options.log.warn({ err: error }, 'hello failed');
-        finish(error instanceof MatchmakingError ? error : new MatchmakingError('INVALID_ARGUMENT', 'hello: could not be processed'));
+        finish(asMatchmakingError(error));
       }
     };
 

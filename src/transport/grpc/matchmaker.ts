@@ -16,7 +16,7 @@ import {
 import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
-import { statusCode, toServiceError } from './status.js';
+import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 
 export interface MatchmakerOptions {
@@ -64,7 +64,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       coordinator.find(decodeFindRequest(call.request), listener);
     } catch (error) {
       refuse(error);
-      listener.fail(error as MatchmakingError);
+      listener.fail(asMatchmakingError(error));
     }
   };
 
@@ -101,7 +101,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
           coordinator.find(decoded, listener);
         } catch (error) {
           refuse(error);
-          listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('ABORTED', 'internal error'));
+          listener.fail(asMatchmakingError(error));
         }
       } else if (request?.$case === 'cancel') {
         coordinator.cancel(request.value.ticketId);
