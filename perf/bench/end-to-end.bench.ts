@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startCoordinatorProcess } from '../../src/app/coordinator-process.js';
 import { loadConfigFile } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';
-import { runLoad, type LoadReport } from '../../src/loadgen/load-generator.js';
+import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 import transportFloor from './transport-floor.bench.js';
 

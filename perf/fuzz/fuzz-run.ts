@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { status } from '@grpc/grpc-js';
-import { findGame } from '../../src/clients/find-game.js';
-import type { GameServerConnection } from '../../src/clients/game-server-connection.js';
+import { findGame } from '../../clients/lib/find-game.js';
+import type { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { fuzzCase, type FuzzCase } from '../../test/fuzz/arbitraries.js';
 import { TestCoordinator } from '../../test/integration/harness.js';
 import { findCollector } from '../complexity/gc.js';
@@ -103,7 +103,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   process.on('warning', onWarning);
   const runner = new FuzzCaseRunner(coordinator.address, options.deadlineMs ?? 1500);
   try {
-    const core = coordinator.running.coordinator;
+    const core = coordinator.running.coordinator.view;
     const fuzzHost = await coordinator.server({ serverId: 'fuzz-host', attributes: { version: 'v201' }, maxGames: 2000 }, { autoJoin: true, endWhenFull: 4 });
     const keeperHost = await coordinator.server({ serverId: 'keeper-host', attributes: { version: 'v202' }, maxGames: 10 }, { autoJoin: true });
     const keeper = await findGame(coordinator.client(), { ticketId: 'keeper', template: 'diablo', party: ['keeper'], partition: { difficulty: 'hard', hardcore: false, version: 'v202' } });

@@ -8,6 +8,7 @@ import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/i
 import { InProcessPlacement } from '../placement/index.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
+import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -16,6 +17,9 @@ export interface ProcessOptions {
   readonly metricsListen: string;
   readonly dataDir: string;
   readonly log: Log;
+  /** Checks on every gRPC call before its handler: authentication, roles, rate limits. */
+  readonly gates?: readonly CallGate[];
+  readonly onCallEnded?: (record: CallRecord) => void;
 }
 
 export interface RunningCoordinator {
@@ -46,28 +50,30 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
   const placement = new InProcessPlacement(options.config.placement.policy, now);
-  // The operator page (issue 16) listens to the observer and the placement port through tees.
-  const operatorSource = new CoordinatorOperatorSource(now);
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
   const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const coordinator = new Coordinator(
     options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, observer: operatorSource.tee(metrics), store: store.tickets, sliceSolver },
-    operatorSource.tap(placement),
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, store: store.tickets, sliceSolver },
+    placement,
     restored,
   );
-  metrics.attach(coordinator, placement);
-  operatorSource.attach(coordinator);
+  metrics.attach(coordinator.view, coordinator.events, placement);
+  // The operator page (issue 16) reads the same view and events as the metrics.
+  const operatorSource = new CoordinatorOperatorSource(coordinator.view, coordinator.events);
   const operatorPage = startOperatorPage(operatorSource, now);
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
-    coordinator,
+    commands: coordinator,
+    view: coordinator.view,
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,
     now,
     log: options.log,
     onServerMessageRejected: (kind) => metrics.serverMessageRejected(kind),
     onFindRefused: (code) => metrics.findRefused(code),
+    gates: options.gates,
+    onCallEnded: options.onCallEnded,
   });
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, operatorPage.routes);
   options.log.info(

@@ -81,20 +81,21 @@ program
   .option('--max-games <n>', 'slots: max concurrent games', '100')
   .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
   .action(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
-    const { runExampleServer } = await import('../../examples/game-server.js');
+    const { runExampleServer } = await import('../../clients/examples/game-server.js');
     await runExampleServer(opts);
   });
 
 program
   .command('find')
-  .description('an example player client: FindGame and print each update')
+  .description('an example player client: FindGame and print each update (queued at position N, then the assignment)')
   .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
   .option('--template <name>', 'factory template', 'diablo')
   .option('--player <id...>', 'the party', [`player-${process.pid}`])
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
-  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[] }) => {
-    const { runExampleClient } = await import('../../examples/player-client.js');
+  .option('--json', 'print each update as one line of JSON, for scripts')
+  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[]; json?: boolean }) => {
+    const { runExampleClient } = await import('../../clients/examples/player-client.js');
     await runExampleClient(opts);
   });
 
@@ -113,7 +114,7 @@ program
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
   .action(async (opts: Record<string, string & string[]>) => {
-    const { runLoadCommand } = await import('../loadgen/load-command.js');
+    const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
     await runLoadCommand(opts);
   });
 

@@ -1,11 +1,13 @@
 import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type FormedGame } from '../competitive/index.js';
+import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
-import type { FindRequest } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
-import type { Creation, Ticket } from './tickets.js';
+import { FactoryRuntime, type AdmitDecision, type DecisionSink } from './factory-runtime.js';
+import type { FindRequest, RunningGame } from './messages.js';
+import type { CoreDeps } from './ports.js';
+import type { Creation, CreationPlan } from './tickets/creation.js';
+import type { Ticket } from './tickets/ticket.js';
 
 /**
  * Pools at least this large are batched on the slice solver's worker threads when there is one:
@@ -21,9 +23,11 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private cancelBatch: (() => void) | undefined;
   private batchAt: number | undefined;
   private disposed = false;
+  /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
+  private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
 
-  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoordinatorDeps, private readonly settings: CompetitiveSettings) {
-    super(identity, host, deps);
+  constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CompetitiveSettings) {
+    super(identity, deps, decide);
     this.matcher = new CompetitiveMatcher(settings, { now: deps.now, random: deps.random });
   }
 
@@ -52,11 +56,30 @@ export class CompetitiveRuntime extends FactoryRuntime {
     };
   }
 
-  admit(ticket: Ticket): void {
-    ticket.state = 'matching';
+  admit(ticket: Ticket): AdmitDecision {
     this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
-    ticket.listener?.update({ kind: 'queued', factory: this.identity.name, position: 0, estimatedWaitMs: 0 });
     this.scheduleBatch();
+    return { kind: 'pooled' };
+  }
+
+  /** The plan for a game a batch formed, from its tickets by team. */
+  plan(teams: readonly (readonly Ticket[])[], map: string | undefined, region: string | undefined): CreationPlan {
+    const seats: { playerId: string; team: number; ticketId: string }[] = [];
+    teams.forEach((team, teamIndex) => {
+      for (const ticket of team) for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
+    });
+    return {
+      factory: this.identity.name,
+      strategy: 'competitive',
+      partition: this.identity.partition,
+      matchable: new Map(),
+      rideKey: undefined,
+      ticketIds: teams.flat().map((t) => t.id),
+      seats,
+      capacity: seats.length,
+      map: map ?? '',
+      region: region ?? '',
+    };
   }
 
   withdraw(ticketId: string): void {
@@ -67,7 +90,54 @@ export class CompetitiveRuntime extends FactoryRuntime {
     return this.matcher.size;
   }
 
-  gameCreated(): void {}
+  gameCreated(creation: Creation, gameId: string): string[] {
+    const present = new Set(creation.ticketIds);
+    const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
+    this.running.set(gameId, { players: new Set(players), startedAt: this.deps.now() });
+    return [];
+  }
+
+  override addGame(game: RunningGame): void {
+    this.running.set(game.gameId, { players: new Set(game.playerIds), startedAt: game.startedAt });
+  }
+
+  override removeGame(gameId: string): void {
+    this.running.delete(gameId);
+  }
+
+  override playerJoined(gameId: string, playerId: string): void {
+    this.running.get(gameId)?.players.add(playerId);
+  }
+
+  override playerLeft(gameId: string, playerId: string): void {
+    this.running.get(gameId)?.players.delete(playerId);
+  }
+
+  /** Join at start: no game is open to matching, so only counts, players and durations (issue 10, defect 3). */
+  override stats(_predicates: unknown, _mode: unknown, now: number): CooperativeStats {
+    let players = 0;
+    let min = Infinity;
+    let max = 0;
+    let total = 0;
+    for (const game of this.running.values()) {
+      players += game.players.size;
+      const d = Math.max(0, now - game.startedAt);
+      min = Math.min(min, d);
+      max = Math.max(max, d);
+      total += d;
+    }
+    const games = this.running.size;
+    return {
+      games,
+      openGames: 0,
+      players,
+      openSlots: 0,
+      minDurationMs: games === 0 ? 0 : min,
+      maxDurationMs: max,
+      averageDurationMs: games === 0 ? 0 : total / games,
+      openGamesByOpenSlots: [],
+    };
+  }
 
   override competitiveStats(): CompetitiveStats {
     return this.matcher.stats();
@@ -113,40 +183,12 @@ export class CompetitiveRuntime extends FactoryRuntime {
   }
 
   private startGames(games: readonly FormedGame[]): void {
-    for (const game of games) {
-      // A batch solved on workers ends later than it began: start only games whose tickets all
-      // still wait, and give the others back to the pool.
-      const tickets = game.teams.map((team) => team.map((id) => this.host.ticket(id)));
-      if (tickets.some((team) => team.some((t) => t === undefined || t.state !== 'matching'))) {
-        for (const t of tickets.flat()) {
-          if (t !== undefined && t.state === 'matching') this.matcher.add(this.toTicket(t.request, t.createdAt));
-        }
-        continue;
-      }
-      this.deps.observer?.competitiveGameFormed(this.identity.name, game.quality.gapInSigma, game.quality.waitsMs);
-      const seats: Creation['seats'] = [];
-      tickets.forEach((team, teamIndex) => {
-        for (const ticket of team as Ticket[]) {
-          for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
-        }
-      });
-      this.host.createGame({
-        requestId: this.deps.newId(),
-        factory: this.identity.name,
-        matchable: new Map(),
-        rideKey: undefined,
-        ticketIds: game.teams.flat(),
-        seats,
-        dispatchedSeats: 0,
-        stage: 'placing',
-        capacity: seats.length,
-        map: game.map ?? '',
-        region: game.region ?? '',
-        token: this.deps.newId(),
-        priority: undefined,
-        serverId: undefined,
-        cancelTimeout: undefined,
-      });
-    }
+    if (games.length > 0) this.decide({ kind: 'gamesFormed', factory: this.identity.name, games });
+  }
+
+  /** Tickets of a game that could not start (one of its parties left meanwhile) wait again. */
+  repool(ticket: Ticket): void {
+    this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
+    this.scheduleBatch();
   }
 }

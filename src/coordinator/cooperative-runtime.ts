@@ -3,10 +3,11 @@ import { CooperativeMatcher, type CooperativeStats, type StatsPredicate } from '
 import type { CooperativeSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import { FactoryRuntime, type FactoryHost } from './factory-runtime.js';
-import type { Assignment, FindRequest, RunningGame } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
-import type { Creation, Ticket } from './tickets.js';
+import { FactoryRuntime, type AdmitDecision, type DecisionSink, type SeatMatch } from './factory-runtime.js';
+import type { FindRequest, RunningGame } from './messages.js';
+import type { CoreDeps } from './ports.js';
+import type { Creation } from './tickets/creation.js';
+import type { Ticket } from './tickets/ticket.js';
 
 /** Drop-in/drop-out: join an open game with room for the party, else create one (fill or spread). */
 export class CooperativeRuntime extends FactoryRuntime {
@@ -15,8 +16,8 @@ export class CooperativeRuntime extends FactoryRuntime {
   private cancelExpiry: (() => void) | undefined;
   private expiryAt: number | undefined;
 
-  constructor(identity: FactoryIdentity, host: FactoryHost, deps: CoordinatorDeps, private readonly settings: CooperativeSettings) {
-    super(identity, host, deps);
+  constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CooperativeSettings) {
+    super(identity, deps, decide);
     this.matcher = new CooperativeMatcher({ ...settings, matchableKeys: identity.template.matchableKeys });
   }
 
@@ -34,58 +35,34 @@ export class CooperativeRuntime extends FactoryRuntime {
     }
   }
 
-  admit(ticket: Ticket): void {
-    const assignment = this.tryMatch(ticket);
-    if (assignment) return this.host.assignTicket(ticket, assignment);
-    // Parties asking exactly the same thing share a game still being created.
-    const rideKey = this.matcher.subsetKeyOf(ticket.request.matchable);
-    if (this.host.rideAlong(ticket, rideKey)) return;
-    this.host.createGame({
-      requestId: this.deps.newId(),
-      factory: this.identity.name,
-      matchable: ticket.request.matchable,
-      rideKey,
-      ticketIds: [ticket.id],
-      seats: ticket.playerIds.map((playerId) => ({ playerId, team: 0, ticketId: ticket.id })),
-      dispatchedSeats: 0,
-      stage: 'placing',
-      capacity: this.settings.maxPlayers,
-      map: '',
-      region: '',
-      token: this.deps.newId(),
-      priority: undefined,
-      serverId: undefined,
-      cancelTimeout: undefined,
-    });
+  admit(ticket: Ticket): AdmitDecision {
+    const seats = this.match(ticket);
+    if (seats) return { kind: 'matched', seats };
+    return {
+      kind: 'create',
+      plan: {
+        factory: this.identity.name,
+        strategy: 'cooperative',
+        partition: this.identity.partition,
+        matchable: ticket.request.matchable,
+        // Parties asking exactly the same thing share a game still being created.
+        rideKey: this.matcher.subsetKeyOf(ticket.request.matchable),
+        ticketIds: [ticket.id],
+        seats: ticket.playerIds.map((playerId) => ({ playerId, team: 0, ticketId: ticket.id })),
+        capacity: this.settings.maxPlayers,
+        map: '',
+        region: '',
+      },
+    };
   }
 
-  /** Finds an open game for the party and reserves its seats; tells the game server. */
-  private tryMatch(ticket: Ticket): Assignment | undefined {
+  /** Finds an open game for the party and reserves its seats. */
+  override match(ticket: Ticket): SeatMatch | undefined {
     const token = this.deps.newId();
-    const now = this.deps.now();
-    const found = this.matcher.reserve(ticket.request.matchable, ticket.playerIds, token, now);
+    const found = this.matcher.reserve(ticket.request.matchable, ticket.playerIds, token, this.deps.now());
     if (!found) return undefined;
-    const serverId = this.host.gameServer(found.gameId)!;
-    const link = this.host.link(serverId)!; // the game is running, so its server is connected
-    link.channel.send({
-      kind: 'reserveSeats',
-      gameId: found.gameId,
-      playerIds: ticket.playerIds,
-      reservationToken: token,
-      expiresInMs: this.settings.reservationMs,
-    });
     this.scheduleExpiry();
-    return {
-      gameId: found.gameId,
-      serverId,
-      serverEndpoint: link.endpoint,
-      factory: this.identity.name,
-      reservationToken: token,
-      created: false,
-      map: '',
-      region: '',
-      team: 0,
-    };
+    return { gameId: found.gameId, reservationToken: token, expiresInMs: this.settings.reservationMs };
   }
 
   withdraw(): void {}
@@ -94,28 +71,19 @@ export class CooperativeRuntime extends FactoryRuntime {
     return 0;
   }
 
-  gameCreated(creation: Creation, gameId: string): void {
+  gameCreated(creation: Creation, gameId: string): string[] {
     const now = this.deps.now();
     this.matcher.addGame({ gameId, attributes: creation.matchable, playerIds: [], open: true, startedAt: now });
-    const late: string[] = [];
-    creation.seats.forEach((seat, i) => {
-      if (i >= creation.dispatchedSeats) late.push(seat.playerId);
-    });
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId);
-      if (ticket) this.matcher.reserveInGame(gameId, ticket.playerIds, `${creation.token}/${ticketId}`, now);
+    const byTicket = new Map<string, string[]>();
+    for (const seat of creation.seats) {
+      let players = byTicket.get(seat.ticketId);
+      if (!players) byTicket.set(seat.ticketId, (players = []));
+      players.push(seat.playerId);
     }
-    if (late.length > 0) {
-      // Parties that rode along after the order was sent: the server learns their seats now.
-      this.host.link(creation.serverId!)?.channel.send({
-        kind: 'reserveSeats',
-        gameId,
-        playerIds: late,
-        reservationToken: creation.token,
-        expiresInMs: this.settings.reservationMs,
-      });
-    }
+    for (const [ticketId, playerIds] of byTicket) this.matcher.reserveInGame(gameId, playerIds, `${creation.token}/${ticketId}`, now);
     this.scheduleExpiry();
+    // Parties that rode along after the order was sent: the server learns their seats now.
+    return creation.seats.slice(creation.dispatchedSeats).map((seat) => seat.playerId);
   }
 
   override addGame(game: RunningGame): void {
@@ -138,25 +106,18 @@ export class CooperativeRuntime extends FactoryRuntime {
 
   override playerLeft(gameId: string, playerId: string, now: number): void {
     this.matcher.playerLeft(gameId, playerId, now);
-    this.offerSeats();
   }
 
   override setAttributes(gameId: string, matchable: AttributeSet): string | undefined {
     const problem = this.checkMatchable(matchable);
     if (problem === undefined) {
       this.matcher.setAttributes(gameId, matchable);
-      this.offerSeats();
     }
     return problem;
   }
 
   override setOpen(gameId: string, open: boolean): void {
     this.matcher.setOpen(gameId, open);
-    if (open) this.offerSeats();
-  }
-
-  override offerSeats(): void {
-    this.host.matchQueued(this.identity.name, (ticket) => this.tryMatch(ticket));
   }
 
   override openGames(): number {
@@ -180,9 +141,8 @@ export class CooperativeRuntime extends FactoryRuntime {
     this.cancelExpiry = this.deps.timers.set(() => {
       this.cancelExpiry = this.expiryAt = undefined;
       const expired = this.matcher.expireReservations(this.deps.now());
-      for (const r of expired) this.host.reservationLapsed(r.gameId, r.playerIds);
       this.scheduleExpiry();
-      if (expired.length > 0) this.offerSeats();
+      if (expired.length > 0) this.decide({ kind: 'reservationsLapsed', factory: this.identity.name, lapsed: expired });
     }, at - this.deps.now());
   }
 }

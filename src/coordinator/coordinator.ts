@@ -1,167 +1,158 @@
-import type { CoordinatorConfig } from '../config/config.js';
+import { inProcessCluster } from '../cluster/in-process/index.js';
+import { playersPerGame, type CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
 import type { PlacementPort } from '../placement/index.js';
 import { CompetitiveRuntime } from './competitive-runtime.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
-import type { FactoryHost, FactoryRuntime } from './factory-runtime.js';
-import { GameCreations, type CreationHost } from './game-creations.js';
-import type {
-  Assignment,
-  FindRequest,
-  RunningGame,
-  ServerChannel,
-  ServerEvent,
-  ServerHello,
-  TicketListener,
-} from './messages.js';
-import type { CoordinatorDeps, FindOutcome, TicketRecord } from './ports.js';
-import { fingerprint, type Creation, type Ticket } from './tickets.js';
-
-/** How long an assigned ticket is kept so a retry with its id gets the same assignment. */
-const ASSIGNED_RETENTION_MS = 30_000;
-
-function ticketIdReused(ticketId: string): MatchmakingError {
-  return new MatchmakingError(
-    'ALREADY_EXISTS',
-    `ticket_id: "${ticketId}" is already used by a different request; choose a new ticket id`,
-  );
-}
-
-interface RestoredTicket {
-  readonly record: TicketRecord;
-  readonly fingerprint: string;
-  readonly cancelExpiry: () => void;
-}
-
-interface ConnectedServer {
-  readonly hello: ServerHello;
-  readonly channel: ServerChannel;
-  readonly factories: readonly string[];
-  readonly games: Set<string>;
-}
-
-interface RunningGameRecord {
-  readonly gameId: string;
-  readonly serverId: string;
-  readonly factory: string;
-  /** Joined players and players holding a reserved seat. */
-  readonly players: Set<string>;
-}
+import type { CoordinatorCommands } from './edges/commands.js';
+import { CoreView } from './edges/core-view.js';
+import { EventHub, type CoordinatorEvents } from './edges/events.js';
+import type { FactoryDecision, FactoryRuntime } from './factory-runtime.js';
+import { GameCreations } from './game-creations.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from './messages.js';
+import type { CoordinatorDeps, CoreDeps, TicketRecord } from './ports.js';
+import { sortRunningGames } from './servers/running-game-check.js';
+import { ServerRoster } from './servers/server-roster.js';
+import { ParkedTickets, RestoredTickets } from './tickets/restored-tickets.js';
+import type { Ticket } from './tickets/ticket.js';
+import { TicketBook } from './tickets/ticket-book.js';
+import { TicketDesk } from './tickets/ticket-desk.js';
 
 /**
- * The coordinator core: game servers, their games, factories and tickets; game creations are
- * GameCreations'. Pure logic apart from I/O: the clock, timers, ids, the placement port and the
- * streams to servers and clients are injected. Every method runs to completion synchronously;
- * only the answers of the (asynchronous) placement port arrive later.
+ * The coordinator core. Requests come in (commands; the ticket side is TicketDesk's), factories
+ * answer with decisions, and the core applies them to the owners of state: tickets (TicketBook), servers and games
+ * (ServerRoster), creations (GameCreations), factories (FactoryRegistry). Effects leave at the
+ * edge: orders through the OrderDelivery port, updates through the ticket's listener, events
+ * through CoordinatorEvents. The clock, timers, ids, placement and cluster ports are injected;
+ * with in-process adapters every command runs to completion synchronously.
  */
-export class Coordinator implements FactoryHost, CreationHost {
-  private readonly factories: FactoryRegistry<FactoryRuntime>;
-  private readonly servers = new Map<string, ConnectedServer>();
-  private readonly games = new Map<string, RunningGameRecord>();
-  private readonly tickets = new Map<string, Ticket>();
-  private readonly ticketOfPlayer = new Map<string, string>();
-  private readonly gameOfPlayer = new Map<string, string>();
+export class Coordinator implements CoordinatorCommands {
+  private readonly hub: EventHub;
+  /** Subscribe here for what happens in the core (metrics, logs, the operator page). */
+  readonly events: CoordinatorEvents;
+  /** The read-only face of the core. */
+  readonly view: CoreView;
+  private readonly deps: CoreDeps;
+  private readonly registry: FactoryRegistry<FactoryRuntime>;
+  private readonly book: TicketBook;
+  private readonly roster: ServerRoster;
   private readonly creations: GameCreations;
-  /** Tickets that survived a restart, until their client retries or their time to live ends. */
-  private readonly restored = new Map<string, RestoredTicket>();
-  /** Tickets waiting for a factory no server serves yet (after a restart), by factory name. */
-  private readonly parked = new Map<string, Map<string, Ticket>>();
-  private nextArrival = 1;
+  private readonly restored: RestoredTickets;
+  private readonly parked = new ParkedTickets();
+  private readonly desk: TicketDesk;
   private stopping = false;
 
   constructor(
-    private readonly config: CoordinatorConfig,
-    private readonly deps: CoordinatorDeps,
-    private readonly placement: PlacementPort,
+    config: CoordinatorConfig,
+    deps: CoordinatorDeps,
+    placement: PlacementPort,
     /** Waiting tickets from before a restart: retried with the same id, they keep their place. */
     restored: readonly TicketRecord[] = [],
   ) {
-    this.factories = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
-    this.creations = new GameCreations(config, deps, placement, this);
-    const now = deps.now();
-    for (const record of restored) {
-      const id = record.request.ticketId;
-      this.nextArrival = Math.max(this.nextArrival, record.arrival + 1);
-      const left = record.createdAt + config.placement.ticketTtlMs - now;
-      if (left <= 0) {
-        deps.store?.remove(id);
-        continue;
-      }
-      const cancelExpiry = deps.timers.set(() => {
-        this.restored.delete(id);
-        if (!this.stopping) deps.store?.remove(id);
-      }, left);
-      this.restored.set(id, { record, fingerprint: fingerprint(record.request), cancelExpiry });
-    }
+    this.hub = new EventHub(deps.log);
+    this.events = this.hub;
+    this.deps = { ...deps, cluster: deps.cluster ?? inProcessCluster(), events: this.hub };
+    this.registry = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
+    this.book = new TicketBook(this.deps.cluster.players, deps.log, deps.store);
+    this.roster = new ServerRoster(this.deps, this.deps.cluster.orders, {
+      setCapacity: (serverId, capacity) => this.creations.setCapacity(serverId, capacity),
+      recovered: () => this.creations.drain(),
+    });
+    this.restored = new RestoredTickets(this.deps, config.placement.ticketTtlMs, restored, () => this.stopping);
+    this.creations = new GameCreations(config, this.deps, placement, this.book, this.roster, (f) => this.drainIfIdle(f), (ticket) =>
+      this.restored.size === 0 ? 0 : this.restored.aheadOf((r) => this.desk.factoryOf(r), ticket.factory, ticket.arrival),
+    );
+    this.desk = new TicketDesk(config, this.deps, this.registry, this.book, this.roster, this.creations, this.restored, this.parked, placement, (f) =>
+      this.drainIfIdle(f),
+    );
+    this.view = new CoreView(this.registry, this.roster, this.book, this.creations, this.parked);
   }
 
   // ---------------------------------------------------------------- game servers
 
   /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */
   connectServer(hello: ServerHello, channel: ServerChannel): string[] {
-    const unknown = this.factories.unknownTemplates(hello.templates);
-    if (unknown.length > 0) {
-      throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
-    }
-    const previous = this.servers.get(hello.serverId);
+    const unknown = this.registry.unknownTemplates(hello.templates);
+    if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
+    const previous = this.roster.get(hello.serverId);
     if (previous) {
       this.deps.log.warn({ serverId: hello.serverId }, 'a newer connection replaces this server');
       this.removeServer(hello.serverId);
-      previous.channel.close(
-        new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`),
-      );
+      previous.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     }
-    const identities = this.factories.hostable(hello.attributes, hello.templates);
+    const identities = this.registry.hostable(hello.attributes, hello.templates);
     const names = identities.map((i) => i.name);
-    const server: ConnectedServer = {
+    this.roster.connect(hello, channel, names);
+    this.registry.attach(hello.serverId, identities);
+    const { adopted, rejected } = sortRunningGames(
       hello,
-      channel,
-      factories: names,
-      games: new Set(),
-    };
-    this.servers.set(hello.serverId, server);
-    this.factories.attach(hello.serverId, identities);
-    for (const game of hello.runningGames) this.adoptRunningGame(server, game);
-    this.deps.log.info(
-      { serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: server.games.size },
-      'game server connected',
+      names,
+      {
+        maxPlayers: (factory) => {
+          const runtime = this.registry.get(factory);
+          return runtime && playersPerGame(runtime.identity.template.strategy);
+        },
+        matchableProblem: (factory, game) => this.registry.get(factory)?.checkMatchable(game.matchable),
+        gameRunning: (gameId) => this.roster.game(gameId) !== undefined,
+        gameOf: (playerId) => this.roster.gameOf(playerId),
+      },
+      this.deps.now(),
     );
-    this.creations.serverConnected(hello.serverId, names, hello.capacity, server.games.size);
+    for (const r of rejected) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${r.gameId}]: ${r.reason}` });
+    for (const game of adopted) {
+      this.roster.addGame(hello.serverId, game.gameId, game.factory, game.playerIds);
+      this.registry.get(game.factory)!.addGame(game);
+      this.hub.emit('gameStarted', { gameId: game.gameId, serverId: hello.serverId, factory: game.factory });
+    }
+    this.deps.log.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
+    this.hub.emit('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
+    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length);
     for (const name of names) {
-      this.admitParked(name);
-      this.factories.get(name)!.offerSeats();
+      this.desk.admitParked(name);
+      this.desk.offerSeats(name);
     }
     return names;
   }
 
   /** The server's stream ended or went silent. Ignored when `channel` was already replaced. */
   disconnectServer(serverId: string, channel: ServerChannel): void {
-    if (this.servers.get(serverId)?.channel !== channel) return;
+    if (this.roster.get(serverId)?.channel !== channel) return;
     this.removeServer(serverId);
     this.deps.log.info({ serverId }, 'game server disconnected');
   }
 
   /** One report from a connected server. Bad reports are answered with `rejected`, never thrown. */
   onServerEvent(serverId: string, event: ServerEvent): void {
-    const server = this.servers.get(serverId);
-    if (!server) return;
-    const problem = this.applyServerEvent(server, event);
+    if (!this.roster.get(serverId)) return;
+    const problem = this.applyServerEvent(serverId, event);
     if (problem !== undefined) {
-      this.deps.observer?.serverMessageRejected(event.kind);
+      this.hub.emit('serverMessageRejected', { kind: event.kind, serverId, reason: problem });
       this.deps.log.warn({ serverId, event: event.kind, problem }, 'rejected a game server message');
-      server.channel.send({ kind: 'rejected', reason: `${event.kind}: ${problem}` });
+      this.roster.send(serverId, { kind: 'rejected', reason: `${event.kind}: ${problem}` });
     }
   }
 
-  private applyServerEvent(server: ConnectedServer, event: ServerEvent): string | undefined {
+  private applyServerEvent(serverId: string, event: ServerEvent): string | undefined {
     const now = this.deps.now();
-    const serverId = server.hello.serverId;
     switch (event.kind) {
       case 'gameCreated': {
         const creation = this.creations.inFlightOn(serverId, event.requestId);
         if (!creation) return `unknown request_id "${event.requestId}"`;
-        return this.creations.confirmed(creation, serverId, event.gameId);
+        const outcome = this.creations.confirmed(creation, serverId, event.gameId);
+        if (outcome.kind === 'refused') return outcome.problem;
+        this.hub.emit('gameStarted', { gameId: event.gameId, serverId, factory: creation.factory });
+        const runtime = this.registry.get(creation.factory);
+        const late = runtime?.gameCreated(creation, event.gameId) ?? [];
+        if (late.length > 0 && runtime?.strategy === 'cooperative') {
+          const expiresInMs = runtime.identity.template.strategy.kind === 'cooperative' ? runtime.identity.template.strategy.settings.reservationMs : 0;
+          this.roster.send(serverId, { kind: 'reserveSeats', gameId: event.gameId, playerIds: late, reservationToken: creation.token, expiresInMs }, `${creation.token}/late`);
+        }
+        for (const { ticketId, assignment } of outcome.assignments) {
+          if (this.book.get(ticketId)?.state.kind === 'placing') this.desk.assign(ticketId, assignment);
+        }
+        this.desk.offerSeats(creation.factory);
+        return undefined;
       }
       case 'gameCreationFailed': {
         const creation = this.creations.inFlightOn(serverId, event.requestId);
@@ -171,18 +162,18 @@ export class Coordinator implements FactoryHost, CreationHost {
         return undefined;
       }
       case 'capacityChanged':
-        this.creations.capacityChanged(serverId, event.capacity);
+        this.roster.capacityChanged(serverId, event.capacity);
+        this.creations.drain();
         return undefined;
     }
-    const game = this.games.get(event.gameId);
-    if (!game || game.serverId !== server.hello.serverId) return `unknown game_id "${event.gameId}"`;
-    const runtime = this.factories.get(game.factory)!;
+    const game = this.roster.game(event.gameId);
+    if (!game || game.serverId !== serverId) return `unknown game_id "${event.gameId}"`;
+    const runtime = this.registry.get(game.factory)!;
     switch (event.kind) {
       case 'playerJoined': {
-        const elsewhere = this.gameOfPlayer.get(event.playerId);
+        const elsewhere = this.roster.gameOf(event.playerId);
         if (elsewhere !== undefined && elsewhere !== game.gameId) this.leaveGame(elsewhere, event.playerId);
-        this.gameOfPlayer.set(event.playerId, game.gameId);
-        game.players.add(event.playerId);
+        this.roster.seat(game.gameId, [event.playerId]);
         runtime.playerJoined(game.gameId, event.playerId, now);
         return undefined;
       }
@@ -190,376 +181,111 @@ export class Coordinator implements FactoryHost, CreationHost {
         if (!game.players.has(event.playerId)) return `player "${event.playerId}" is not in game "${game.gameId}"`;
         this.leaveGame(game.gameId, event.playerId);
         return undefined;
-      case 'gameAttributesChanged':
-        return runtime.setAttributes(game.gameId, event.matchable);
+      case 'gameAttributesChanged': {
+        const problem = runtime.setAttributes(game.gameId, event.matchable);
+        if (problem === undefined) this.desk.offerSeats(game.factory);
+        return problem;
+      }
       case 'gameOpened':
       case 'gameClosed':
         runtime.setOpen(game.gameId, event.kind === 'gameOpened');
+        if (event.kind === 'gameOpened') this.desk.offerSeats(game.factory);
         return undefined;
       case 'gameEnded':
-        this.endGame(game);
+        this.endGame(game.gameId);
         this.creations.gameEnded(serverId);
         return undefined;
     }
   }
 
-  private adoptRunningGame(server: ConnectedServer, game: RunningGame): void {
-    const runtime = this.factories.get(game.factory);
-    const problem =
-      !server.factories.includes(game.factory) || !runtime
-        ? `factory "${game.factory}" is not one this server hosts`
-        : this.games.has(game.gameId)
-          ? `game_id "${game.gameId}" is already running on another server`
-          : runtime.checkMatchable(game.matchable);
-    if (problem !== undefined) {
-      server.channel.send({ kind: 'rejected', reason: `hello.running_games[${game.gameId}]: ${problem}` });
-      return;
-    }
-    const record: RunningGameRecord = {
-      gameId: game.gameId,
-      serverId: server.hello.serverId,
-      factory: game.factory,
-      players: new Set(game.playerIds),
-    };
-    this.games.set(game.gameId, record);
-    server.games.add(game.gameId);
-    for (const playerId of game.playerIds) this.gameOfPlayer.set(playerId, game.gameId);
-    runtime!.addGame(game);
-  }
-
   private removeServer(serverId: string): void {
-    const server = this.servers.get(serverId)!;
-    this.servers.delete(serverId);
-    for (const gameId of server.games) this.endGame(this.games.get(gameId)!);
+    const factories = this.roster.get(serverId)!.factories;
+    for (const game of this.roster.remove(serverId)) {
+      this.registry.get(game.factory)?.removeGame(game.gameId);
+      this.hub.emit('gameEnded', { gameId: game.gameId, serverId, factory: game.factory });
+    }
+    this.hub.emit('serverDisconnected', { serverId });
     this.creations.serverRemoved(serverId);
-    for (const name of this.factories.detach(serverId, server.factories)) this.drainIfIdle(name);
+    for (const name of this.registry.detach(serverId, factories)) this.drainIfIdle(name);
   }
 
-  private endGame(game: RunningGameRecord): void {
-    this.games.delete(game.gameId);
-    this.servers.get(game.serverId)?.games.delete(game.gameId);
-    for (const playerId of game.players) {
-      if (this.gameOfPlayer.get(playerId) === game.gameId) this.gameOfPlayer.delete(playerId);
-    }
-    this.factories.get(game.factory)?.removeGame(game.gameId);
+  private endGame(gameId: string): void {
+    const game = this.roster.endGame(gameId);
+    if (!game) return;
+    this.registry.get(game.factory)?.removeGame(gameId);
+    this.hub.emit('gameEnded', { gameId, serverId: game.serverId, factory: game.factory });
   }
 
   private leaveGame(gameId: string, playerId: string): void {
-    const game = this.games.get(gameId);
+    const game = this.roster.game(gameId);
     if (!game) return;
-    game.players.delete(playerId);
-    if (this.gameOfPlayer.get(playerId) === gameId) this.gameOfPlayer.delete(playerId);
-    this.factories.get(game.factory)?.playerLeft(gameId, playerId, this.deps.now());
+    this.roster.unseat(gameId, [playerId]);
+    this.registry.get(game.factory)?.playerLeft(gameId, playerId, this.deps.now());
+    this.desk.offerSeats(game.factory);
   }
 
-  // ---------------------------------------------------------------- tickets
+  // ---------------------------------------------------------------- tickets (TicketDesk)
 
-  /**
-   * FindGame: resumes the ticket with this id, or starts a new one. Throws MatchmakingError for a
-   * request that can never succeed as asked; everything after that is reported to `listener`.
-   */
   find(request: FindRequest, listener: TicketListener): void {
-    const existing = this.tickets.get(request.ticketId);
-    if (existing) return this.resume(existing, request, listener);
-    const restored = this.restored.get(request.ticketId);
-    if (restored && restored.fingerprint !== fingerprint(request)) throw ticketIdReused(request.ticketId);
-
-    // A restored ticket may come back before the servers do: it waits for its factory.
-    const name = restored
-      ? this.factories.resolve(request.template, request.partition)
-      : this.factories.select(request.template, request.partition).name;
-    const runtime = this.factories.get(name);
-    runtime?.validate(request);
-    for (const player of request.party) {
-      const ticketId = this.ticketOfPlayer.get(player.playerId);
-      if (ticketId !== undefined) {
-        throw new MatchmakingError(
-          'ALREADY_EXISTS',
-          `party: player "${player.playerId}" is already finding a game in ticket "${ticketId}"`,
-        );
-      }
-      const gameId = this.gameOfPlayer.get(player.playerId);
-      if (gameId !== undefined) {
-        throw new MatchmakingError(
-          'FAILED_PRECONDITION',
-          `party: player "${player.playerId}" is in game "${gameId}"; leave it before finding another`,
-        );
-      }
-    }
-    const waiting = this.creations.waiting(name);
-    if (!restored && waiting >= this.config.placement.maxQueuedPerFactory) {
-      throw new MatchmakingError(
-        'RESOURCE_EXHAUSTED',
-        `${name}: ${waiting} requests already wait for a game server slot; retry later`,
-        this.creations.estimatedWaitMs(name) || 1000,
-      );
-    }
-
-    const now = this.deps.now();
-    this.placement.recordDemand(name).catch(() => {});
-    const createdAt = restored?.record.createdAt ?? now;
-    const ticket: Ticket = {
-      id: request.ticketId,
-      request,
-      fingerprint: fingerprint(request),
-      factory: name,
-      playerIds: request.party.map((p) => p.playerId),
-      createdAt,
-      arrival: restored?.record.arrival ?? this.nextArrival++,
-      state: 'matching',
-      listener,
-      creationId: undefined,
-      assignment: undefined,
-      persisted: restored !== undefined,
-      cancelExpiry: this.deps.timers.set(
-        () => this.expire(request.ticketId),
-        createdAt + this.config.placement.ticketTtlMs - now,
-      ),
-    };
-    if (restored) {
-      restored.cancelExpiry();
-      this.restored.delete(ticket.id);
-    }
-    this.tickets.set(ticket.id, ticket);
-    for (const playerId of ticket.playerIds) this.ticketOfPlayer.set(playerId, ticket.id);
-    if (runtime) {
-      runtime.admit(ticket);
-    } else {
-      let parked = this.parked.get(name);
-      if (!parked) this.parked.set(name, (parked = new Map()));
-      parked.set(ticket.id, ticket);
-      listener.update({ kind: 'queued', factory: name, position: 0, estimatedWaitMs: 0 });
-    }
-    // Pooled or parked: it waits, so it must survive a restart (queued ones are stored on enqueue).
-    if (ticket.state === 'matching') this.persist(ticket);
+    this.desk.find(request, listener);
   }
 
-  /**
-   * Stores a ticket that has to wait. Tickets matched at once, or riding a creation already on
-   * its way to a server, are never written: the common case costs no disk write.
-   */
-  persist(ticket: Ticket): void {
-    if (ticket.persisted || !this.deps.store || this.stopping) return;
-    ticket.persisted = true;
-    this.deps.store.save({ request: ticket.request, createdAt: ticket.createdAt, arrival: ticket.arrival });
-  }
-
-  private unpersist(ticket: Ticket): void {
-    // Once stopping, the store is about to close and what it holds must survive as it is.
-    if (!ticket.persisted || this.stopping) return;
-    ticket.persisted = false;
-    this.deps.store?.remove(ticket.id);
-  }
-
-  /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */
-  private admitParked(name: string): void {
-    const parked = this.parked.get(name);
-    const runtime = this.factories.get(name);
-    if (!parked || !runtime) return;
-    this.parked.delete(name);
-    for (const ticket of [...parked.values()].sort((a, b) => a.arrival - b.arrival)) {
-      try {
-        runtime.validate(ticket.request);
-      } catch (error) {
-        this.finish(ticket, 'failed', error as MatchmakingError);
-        continue;
-      }
-      runtime.admit(ticket);
-    }
-  }
-
-  private resume(ticket: Ticket, request: FindRequest, listener: TicketListener): void {
-    if (ticket.fingerprint !== fingerprint(request)) throw ticketIdReused(ticket.id);
-    const previous = ticket.listener;
-    ticket.listener = listener;
-    if (previous && previous !== listener) {
-      previous.fail(new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
-    }
-    if (ticket.state === 'assigned') {
-      listener.update({ kind: 'assigned', assignment: ticket.assignment! });
-    } else if (ticket.state === 'matching') {
-      listener.update({ kind: 'queued', factory: ticket.factory, position: 0, estimatedWaitMs: 0 });
-    } else {
-      this.creations.reportPosition(ticket);
-    }
-  }
-
-  /** CancelFind. False when no ticket with that id is waiting. */
   cancel(ticketId: string): boolean {
-    const ticket = this.tickets.get(ticketId);
-    if (!ticket || ticket.state === 'assigned') return false;
-    this.finish(ticket, 'cancelled', new MatchmakingError('CANCELLED', `ticket "${ticketId}" was cancelled`));
-    return true;
+    return this.desk.cancel(ticketId);
   }
 
-  /** The client's stream went away: its waiting ticket is cancelled, unless another call resumed it. */
   abandon(ticketId: string, listener: TicketListener): void {
-    const ticket = this.tickets.get(ticketId);
-    if (!ticket || ticket.listener !== listener) return;
-    ticket.listener = undefined;
-    // Streams cut by our own shutdown are not clients giving up: their tickets stay stored.
-    if (this.stopping) return;
-    if (ticket.state !== 'assigned') this.finish(ticket, 'cancelled', undefined);
+    this.desk.abandon(ticketId, listener);
   }
 
-  private expire(ticketId: string): void {
-    const ticket = this.tickets.get(ticketId);
-    if (!ticket) return;
-    if (ticket.state === 'assigned') {
-      this.tickets.delete(ticketId);
+  private applyFactoryDecision(decision: FactoryDecision): void {
+    const runtime = this.registry.get(decision.factory);
+    if (decision.kind === 'reservationsLapsed') {
+      for (const r of decision.lapsed) this.roster.unseat(r.gameId, r.playerIds);
+      this.desk.offerSeats(decision.factory);
       return;
     }
-    this.finish(
-      ticket,
-      'expired',
-      new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live`),
-    );
-  }
-
-  /** Ends a waiting ticket without an assignment and frees its players. */
-  private finish(ticket: Ticket, outcome: FindOutcome, error: MatchmakingError | undefined): void {
-    this.tickets.delete(ticket.id);
-    this.unpersist(ticket);
-    this.parked.get(ticket.factory)?.delete(ticket.id);
-    ticket.cancelExpiry();
-    this.releasePlayers(ticket);
-    if (ticket.creationId !== undefined) this.creations.leave(ticket);
-    else this.factories.get(ticket.factory)?.withdraw(ticket.id);
-    this.deps.observer?.findFinished(ticket.factory, outcome, this.deps.now() - ticket.createdAt);
-    if (error) ticket.listener?.fail(error);
-    this.drainIfIdle(ticket.factory);
-  }
-
-  private releasePlayers(ticket: Ticket): void {
-    for (const playerId of ticket.playerIds) {
-      if (this.ticketOfPlayer.get(playerId) === ticket.id) this.ticketOfPlayer.delete(playerId);
+    if (!(runtime instanceof CompetitiveRuntime)) return;
+    for (const game of decision.games) {
+      const teams = game.teams.map((team) => team.map((id) => this.book.get(id)));
+      // A batch solved on workers ends later than it began: start only games whose tickets all
+      // still wait, and give the others back to the pool.
+      if (teams.some((team) => team.some((t) => t?.state.kind !== 'pooled'))) {
+        for (const t of teams.flat()) if (t?.state.kind === 'pooled') runtime.repool(t);
+        continue;
+      }
+      this.hub.emit('competitiveGameFormed', { factory: decision.factory, gapInSigma: game.quality.gapInSigma, waitsMs: game.quality.waitsMs });
+      this.creations.create(runtime.plan(teams as Ticket[][], game.map, game.region));
     }
   }
 
-  /** A ticket got its game: tell the client, and keep the ticket for retries until its TTL. */
-  assignTicket(ticket: Ticket, assignment: Assignment): void {
-    ticket.state = 'assigned';
-    ticket.assignment = assignment;
-    // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
-    // finds a second, a 5-minute tail of finished tickets is what the heap would be made of.
-    ticket.cancelExpiry();
-    ticket.cancelExpiry = this.deps.timers.set(
-      () => this.expire(ticket.id),
-      Math.min(ASSIGNED_RETENTION_MS, ticket.createdAt + this.config.placement.ticketTtlMs - this.deps.now()),
-    );
-    this.unpersist(ticket);
-    ticket.creationId = undefined;
-    this.releasePlayers(ticket);
-    const game = this.games.get(assignment.gameId);
-    for (const playerId of ticket.playerIds) {
-      this.gameOfPlayer.set(playerId, assignment.gameId);
-      game?.players.add(playerId);
-    }
-    this.deps.observer?.findFinished(ticket.factory, 'assigned', this.deps.now() - ticket.createdAt);
-    ticket.listener?.update({ kind: 'assigned', assignment });
-  }
-
-  // ---------------------------------------------------------------- creations (FactoryHost, CreationHost)
-
-  createGame(creation: Creation): void {
-    this.creations.create(creation);
-  }
-
-  rideAlong(ticket: Ticket, rideKey: string): boolean {
-    return this.creations.rideAlong(ticket, rideKey);
-  }
-
-  matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void {
-    this.creations.matchQueued(factory, tryMatch);
-  }
-
-  runtime(factory: string): FactoryRuntime | undefined {
-    return this.factories.get(factory);
-  }
-
-  link(serverId: string): { channel: ServerChannel; endpoint: string } | undefined {
-    const server = this.servers.get(serverId);
-    return server && { channel: server.channel, endpoint: server.hello.endpoint };
-  }
-
-  recordGame(serverId: string, gameId: string, factory: string): boolean {
-    const server = this.servers.get(serverId);
-    if (!server || gameId === '' || this.games.has(gameId)) return false;
-    this.games.set(gameId, { gameId, serverId, factory, players: new Set() });
-    server.games.add(gameId);
-    return true;
-  }
-
-  factoryMayBeIdle(factory: string): void {
-    this.drainIfIdle(factory);
-  }
+  /** Seats reserved in an open game: the server hears of them and the ticket is assigned. */
 
   // ---------------------------------------------------------------- factories
 
   private instantiate(identity: FactoryIdentity): FactoryRuntime {
     this.deps.log.info({ factory: identity.name }, 'factory instantiated');
     const strategy = identity.template.strategy;
+    const decide = (decision: FactoryDecision) => this.applyFactoryDecision(decision);
     return strategy.kind === 'cooperative'
-      ? new CooperativeRuntime(identity, this, this.deps, strategy.settings)
-      : new CompetitiveRuntime(identity, this, this.deps, strategy.settings);
+      ? new CooperativeRuntime(identity, this.deps, decide, strategy.settings)
+      : new CompetitiveRuntime(identity, this.deps, decide, strategy.settings);
   }
 
   /** A factory no server serves goes away once no ticket waits in it. */
   private drainIfIdle(name: string): void {
-    if (this.factories.servers(name).size > 0) return;
-    const runtime = this.factories.get(name);
+    if (this.registry.servers(name).size > 0) return;
+    const runtime = this.registry.get(name);
     if (!runtime || runtime.waiting() > 0 || this.creations.waiting(name) > 0) return;
     runtime.dispose();
-    this.factories.drain(name);
+    this.registry.drain(name);
     this.deps.log.info({ factory: name }, 'factory drained');
-  }
-
-  /** Seats reserved for players who never joined were freed. */
-  reservationLapsed(gameId: string, playerIds: readonly string[]): void {
-    const game = this.games.get(gameId);
-    for (const playerId of playerIds) {
-      game?.players.delete(playerId);
-      if (this.gameOfPlayer.get(playerId) === gameId) this.gameOfPlayer.delete(playerId);
-    }
   }
 
   /** The process is going down: from now on nothing (closing streams, late timers) changes stored state. */
   beginShutdown(): void {
     this.stopping = true;
-  }
-
-  // ---------------------------------------------------------------- reading
-
-  gameServer(gameId: string): string | undefined {
-    return this.games.get(gameId)?.serverId;
-  }
-
-  ticket(ticketId: string): Ticket | undefined {
-    return this.tickets.get(ticketId);
-  }
-
-  factoryNames(): string[] {
-    return [...this.factories.names()];
-  }
-
-  registry(): FactoryRegistry<FactoryRuntime> {
-    return this.factories;
-  }
-
-  /** Creations of this factory waiting for a slot. */
-  queuedIn(factory: string): number {
-    return this.creations.waiting(factory);
-  }
-
-  /** Gauges for metrics, read at scrape time. */
-  snapshot() {
-    return {
-      servers: this.servers.size,
-      factories: this.factories.size,
-      games: this.games.size,
-      tickets: this.tickets.size,
-      queued: this.creations.waiting(),
-      openGames: [...this.factories.names()].reduce((n, f) => n + this.factories.get(f)!.openGames(), 0),
-    };
+    this.desk.beginShutdown();
+    this.book.beginShutdown();
   }
 }

@@ -1,48 +1,63 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import type { CompetitiveStats } from '../competitive/index.js';
+import type { CompetitiveStats, FormedGame } from '../competitive/index.js';
 import type { CooperativeStats, StatsPredicate } from '../cooperative/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import type { Assignment, FindRequest, RunningGame, ServerChannel } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
-import type { Creation, Ticket } from './tickets.js';
+import type { FindRequest, RunningGame } from './messages.js';
+import type { CoreDeps } from './ports.js';
+import type { Creation, CreationPlan } from './tickets/creation.js';
+import type { Ticket } from './tickets/ticket.js';
 
-/** What a factory needs from the coordinator that owns it. */
-export interface FactoryHost {
-  createGame(creation: Creation): void;
-  /** Cooperative: joins a creation made for the same query (`rideKey`), if one has room. */
-  rideAlong(ticket: Ticket, rideKey: string): boolean;
-  assignTicket(ticket: Ticket, assignment: Assignment): void;
-  matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void;
-  reservationLapsed(gameId: string, playerIds: readonly string[]): void;
-  gameServer(gameId: string): string | undefined;
-  /** The connected server's stream and endpoint, if it is still connected. */
-  link(serverId: string): { readonly channel: ServerChannel; readonly endpoint: string } | undefined;
-  ticket(ticketId: string): Ticket | undefined;
+/** Seats reserved for a party in an open game: the coordinator tells the server and assigns. */
+export interface SeatMatch {
+  readonly gameId: string;
+  readonly reservationToken: string;
+  readonly expiresInMs: number;
 }
+
+/** A factory's answer to a ticket (issue 10, "Decisions, not callbacks"). */
+export type AdmitDecision =
+  | { readonly kind: 'matched'; readonly seats: SeatMatch }
+  /** No open game fits: a new one is needed (a party may first ride along a creation with `plan.rideKey`). */
+  | { readonly kind: 'create'; readonly plan: CreationPlan }
+  /** Waits in the factory's pool for a batch. */
+  | { readonly kind: 'pooled' };
+
+/** What a factory decides on its own clock (a batch fell due, reservations lapsed). */
+export type FactoryDecision =
+  | { readonly kind: 'gamesFormed'; readonly factory: string; readonly games: readonly FormedGame[] }
+  | { readonly kind: 'reservationsLapsed'; readonly factory: string; readonly lapsed: readonly { gameId: string; playerIds: readonly string[] }[] };
+
+/** Where a factory's own decisions go: one way, to the coordinator that applies them. */
+export type DecisionSink = (decision: FactoryDecision) => void;
 
 /**
  * One live factory: its identity and its matcher. The factory abstraction is strategy-agnostic
- * (Battle.net talk, "Game Factories"); each strategy decides how a ticket becomes a game.
+ * (Battle.net talk, "Game Factories"); each strategy decides how a ticket becomes a game. A
+ * runtime never reaches out: it answers with decisions, and the coordinator applies them.
  */
 export abstract class FactoryRuntime {
   abstract readonly strategy: 'cooperative' | 'competitive';
 
   constructor(
     readonly identity: FactoryIdentity,
-    protected readonly host: FactoryHost,
-    protected readonly deps: CoordinatorDeps,
+    protected readonly deps: CoreDeps,
+    protected readonly decide: DecisionSink,
   ) {}
-
 
   /** Throws INVALID_ARGUMENT naming the field when the request does not fit this factory. */
   abstract validate(request: FindRequest): void;
-  /** A new (or returned) ticket: match it, pool it, or have a game created for it. */
-  abstract admit(ticket: Ticket): void;
+  /** A new (or returned) ticket: matched, pooled, or in need of a new game. */
+  abstract admit(ticket: Ticket): AdmitDecision;
+  /** Cooperative: seats for a ticket already waiting for a slot, if an open game now fits it. */
+  match(_ticket: Ticket): SeatMatch | undefined {
+    return undefined;
+  }
   /** A waiting ticket left (cancelled, expired) before being placed. */
   abstract withdraw(ticketId: string): void;
   /** Tickets waiting in the matcher (not yet in a creation). */
   abstract waiting(): number;
-  abstract gameCreated(creation: Creation, gameId: string): void;
+  /** The game exists: returns the players who rode along after the order and need seats reserved. */
+  abstract gameCreated(creation: Creation, gameId: string): readonly string[];
   /** Problem with a game's matchable attributes, or undefined. */
   checkMatchable(matchable: AttributeSet): string | undefined {
     for (const key of matchable.keys()) {
@@ -58,11 +73,10 @@ export abstract class FactoryRuntime {
     return this.checkMatchable(matchable);
   }
   setOpen(_gameId: string, _open: boolean): void {}
-  /** Seats may have opened: let queued parties take them. */
-  offerSeats(): void {}
   openGames(): number {
     return 0;
   }
+  /** Games running, for stats: cooperative games it indexes, competitive games it formed and that still run. */
   stats(_predicates: readonly StatsPredicate[], _mode: 'all' | 'any' | 'none', _now: number): CooperativeStats | undefined {
     return undefined;
   }

@@ -1,25 +1,16 @@
 import type { CoordinatorConfig } from '../config/config.js';
 import { DecayingRate, estimateWaitMs, type PlacementPort, type ServerCapacity } from '../placement/index.js';
-import type { FactoryRuntime } from './factory-runtime.js';
-import type { Assignment, ServerChannel } from './messages.js';
-import type { CoordinatorDeps } from './ports.js';
-import { ServerBreakers } from './server-breakers.js';
-import type { Creation, Ticket } from './tickets.js';
+import type { Assignment } from './messages.js';
+import type { CoreDeps } from './ports.js';
+import type { ServerRoster } from './servers/server-roster.js';
+import type { Creation, CreationPlan } from './tickets/creation.js';
+import type { Ticket } from './tickets/ticket.js';
+import type { TicketBook } from './tickets/ticket-book.js';
 
-/** What GameCreations needs from the coordinator that owns tickets, servers and games. */
-export interface CreationHost {
-  ticket(ticketId: string): Ticket | undefined;
-  assignTicket(ticket: Ticket, assignment: Assignment): void;
-  /** Stores a ticket that has to wait, so it survives a restart. */
-  persist(ticket: Ticket): void;
-  runtime(factory: string): FactoryRuntime | undefined;
-  /** The connected server's stream and endpoint, if it is still connected. */
-  link(serverId: string): { readonly channel: ServerChannel; readonly endpoint: string } | undefined;
-  /** Records a game a server created; false when the id is empty or already running. */
-  recordGame(serverId: string, gameId: string, factory: string): boolean;
-  /** A factory may have nothing left waiting in it. */
-  factoryMayBeIdle(factory: string): void;
-}
+/** What a confirmation comes to: the tickets to assign, or why it was refused. */
+export type CreationOutcome =
+  | { readonly kind: 'created'; readonly gameId: string; readonly assignments: readonly { ticketId: string; assignment: Assignment }[] }
+  | { readonly kind: 'refused'; readonly problem: string };
 
 /** How many queued parties to try against newly opened seats per event: bounds the work. */
 const QUEUED_MATCH_WINDOW = 16;
@@ -45,7 +36,6 @@ export class GameCreations {
   private readonly rideable = new Map<string, Set<string>>();
   /** Creations not yet on a server (placing or queued), by factory: the local queue bound. */
   private readonly waitingByFactory = new Map<string, Set<string>>();
-  private readonly breakers: ServerBreakers;
   /** Creations in flight on each server. */
   private readonly inFlight = new Map<string, Set<string>>();
   /** Recent game starts, behind the wait estimates shown to queued clients. */
@@ -56,28 +46,29 @@ export class GameCreations {
 
   constructor(
     private readonly config: CoordinatorConfig,
-    private readonly deps: CoordinatorDeps,
+    private readonly deps: CoreDeps,
     private readonly placement: PlacementPort,
-    private readonly host: CreationHost,
-  ) {
-    this.breakers = new ServerBreakers(
-      deps,
-      (serverId, capacity) => this.call(this.placement.setCapacity(serverId, capacity)),
-      () => this.drain(),
-    );
-  }
+    private readonly book: TicketBook,
+    private readonly roster: ServerRoster,
+    /** A creation ended: its factory may have nothing left waiting in it. */
+    private readonly factoryMayBeIdle: (factory: string) => void,
+    /**
+     * Tickets restored after a restart that will be ahead of this one once their clients retry:
+     * counted in every position reported, so a retried ticket's first answer is already its
+     * restored place (issue 10, defect 2).
+     */
+    private readonly restoredAhead: (ticket: Ticket) => number = () => 0,
+  ) {}
 
   // ---------------------------------------------------------------- servers
 
   serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.breakers.add(serverId, capacity);
     this.call(this.placement.addServer(serverId, factories, capacity, runningGames));
     this.drain();
   }
 
   /** The server is gone: its slots with it, and its creations in flight go back in line. */
   serverRemoved(serverId: string): void {
-    this.breakers.remove(serverId);
     this.call(this.placement.removeServer(serverId));
     for (const requestId of [...(this.inFlight.get(serverId) ?? [])]) {
       this.takeBack(this.creations.get(requestId)!, 'disconnected');
@@ -85,9 +76,9 @@ export class GameCreations {
     this.inFlight.delete(serverId);
   }
 
-  capacityChanged(serverId: string, capacity: ServerCapacity): void {
-    this.breakers.advertise(serverId, capacity);
-    this.drain();
+  /** The roster's health judgment changed what placement should see of a server. */
+  setCapacity(serverId: string, capacity: ServerCapacity): void {
+    this.call(this.placement.setCapacity(serverId, capacity));
   }
 
   gameEnded(serverId: string): void {
@@ -97,16 +88,24 @@ export class GameCreations {
 
   // ---------------------------------------------------------------- creations
 
-  /** Places a game for the creation's tickets: a slot now, or a place in line. */
-  create(creation: Creation): void {
-    // Older tickets first: a creation's place in line is its oldest ticket's arrival.
-    creation.priority ??= Math.min(...creation.ticketIds.map((id) => this.host.ticket(id)!.arrival));
+  /** Places a game for the plan's tickets: a slot now, or a place in line. */
+  create(plan: CreationPlan): void {
+    const creation: Creation = {
+      ...plan,
+      requestId: this.deps.newId(),
+      ticketIds: [...plan.ticketIds],
+      seats: plan.seats.map((seat) => ({ ...seat })),
+      dispatchedSeats: 0,
+      dispatches: 0,
+      token: this.deps.newId(),
+      stage: 'placing',
+      // Older tickets first: a creation's place in line is its oldest ticket's arrival.
+      priority: Math.min(...plan.ticketIds.map((id) => this.book.get(id)!.arrival)),
+      serverId: undefined,
+      cancelTimeout: undefined,
+    };
     this.creations.set(creation.requestId, creation);
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId)!;
-      ticket.state = 'placing';
-      ticket.creationId = creation.requestId;
-    }
+    for (const ticketId of creation.ticketIds) this.book.place(ticketId, creation.requestId);
     this.markRideable(creation);
     this.place(creation);
   }
@@ -128,9 +127,8 @@ export class GameCreations {
           creation.stage = 'queued';
           creation.queuedAt = this.deps.now();
           for (const ticketId of creation.ticketIds) {
-            const ticket = this.host.ticket(ticketId)!;
-            this.host.persist(ticket);
-            this.report(ticket, placed.position);
+            this.book.persist(ticketId);
+            this.report(this.book.queued(ticketId, creation.requestId, placed.position), placed.position);
           }
           this.schedulePositionRefresh();
         }
@@ -147,15 +145,13 @@ export class GameCreations {
 
   /** Sends the CreateGame order to the server whose slot was claimed. */
   private dispatch(creation: Creation, serverId: string): void {
-    const link = this.host.link(serverId);
-    const runtime = this.host.runtime(creation.factory);
-    if (!link || !runtime) {
+    if (this.roster.endpoint(serverId) === undefined) {
       // The server left between the claim and now: try again elsewhere.
       this.place(creation);
       return;
     }
     const confirmWithinMs = this.config.placement.createTimeoutMs;
-    if (creation.stage === 'queued') this.deps.observer?.dequeued(creation.factory, this.deps.now() - (creation.queuedAt ?? 0));
+    if (creation.stage === 'queued') this.deps.events.emit('dequeued', { factory: creation.factory, waitedMs: this.deps.now() - (creation.queuedAt ?? 0) });
     creation.stage = 'inflight';
     this.markWaiting(creation, false);
     creation.serverId = serverId;
@@ -167,23 +163,28 @@ export class GameCreations {
       this.deps.log.warn({ serverId, requestId: creation.requestId }, 'game server did not confirm a creation in time');
       this.takeBack(creation, 'timeout');
     }, confirmWithinMs);
-    link.channel.send({
+    this.roster.send(serverId, {
       kind: 'createGame',
       requestId: creation.requestId,
       factory: creation.factory,
-      partition: runtime.identity.partition,
+      partition: creation.partition,
       matchable: creation.matchable,
       playerIds: creation.seats.map((s) => s.playerId),
-      seatTeams: runtime.strategy === 'competitive' ? creation.seats.map((s) => s.team) : [],
+      seatTeams: creation.strategy === 'competitive' ? creation.seats.map((s) => s.team) : [],
       reservationToken: creation.token,
       confirmWithinMs,
       map: creation.map,
       region: creation.region,
-    });
-    this.deps.observer?.placed(creation.factory);
+    }, `${creation.requestId}#${++creation.dispatches}`);
+    this.deps.events.emit('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
   }
 
   /** The creation on `serverId` with this request id, while it is in flight there. */
+  /** Creations ordered on this server and not yet confirmed. */
+  inFlightCount(serverId: string): number {
+    return this.inFlight.get(serverId)?.size ?? 0;
+  }
+
   inFlightOn(serverId: string, requestId: string): Creation | undefined {
     const creation = this.creations.get(requestId);
     return creation?.stage === 'inflight' && creation.serverId === serverId ? creation : undefined;
@@ -198,46 +199,45 @@ export class GameCreations {
     this.inFlight.get(serverId)?.delete(creation.requestId);
     if (cause !== 'disconnected') {
       this.call(this.placement.release(serverId));
-      this.breakers.failed(serverId);
+      this.roster.creationFailed(serverId);
     }
-    this.deps.observer?.requeued(creation.factory, cause);
+    this.deps.events.emit('requeued', { factory: creation.factory, cause });
     if (creation.ticketIds.length === 0) this.forget(creation);
     else this.place(creation);
     this.drain();
   }
 
-  /** The server confirmed: the game exists, and every ticket in the creation is assigned to it. */
-  confirmed(creation: Creation, serverId: string, gameId: string): string | undefined {
-    if (!this.host.recordGame(serverId, gameId, creation.factory)) {
+  /** The server confirmed: the game exists, and every ticket in the creation is to be assigned to it. */
+  confirmed(creation: Creation, serverId: string, gameId: string): CreationOutcome {
+    if (!this.roster.addGame(serverId, gameId, creation.factory)) {
       this.takeBack(creation, 'failed');
-      return `game_id "${gameId}" is empty or already running`;
+      return { kind: 'refused', problem: `game_id "${gameId}" is empty or already running` };
     }
     creation.cancelTimeout?.();
     this.inFlight.get(serverId)?.delete(creation.requestId);
-    this.breakers.succeeded(serverId);
+    this.roster.creationSucceeded(serverId);
     this.call(this.placement.confirm(serverId));
     this.starts.record(this.deps.now());
     this.forget(creation);
-    const runtime = this.host.runtime(creation.factory)!;
-    runtime.gameCreated(creation, gameId);
-    const endpoint = this.host.link(serverId)?.endpoint ?? '';
-    for (const ticketId of creation.ticketIds) {
-      const ticket = this.host.ticket(ticketId);
-      if (!ticket) continue;
-      this.host.assignTicket(ticket, {
-        gameId,
-        serverId,
-        serverEndpoint: endpoint,
-        factory: creation.factory,
-        reservationToken: creation.token,
-        created: true,
-        map: creation.map,
-        region: creation.region,
-        team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
-      });
-    }
-    runtime.offerSeats();
-    return undefined;
+    const serverEndpoint = this.roster.endpoint(serverId) ?? '';
+    return {
+      kind: 'created',
+      gameId,
+      assignments: creation.ticketIds.map((ticketId) => ({
+        ticketId,
+        assignment: {
+          gameId,
+          serverId,
+          serverEndpoint,
+          factory: creation.factory,
+          reservationToken: creation.token,
+          created: true,
+          map: creation.map,
+          region: creation.region,
+          team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
+        },
+      })),
+    };
   }
 
   private forget(creation: Creation): void {
@@ -246,35 +246,29 @@ export class GameCreations {
     this.markWaiting(creation, false);
     if (creation.stage === 'queued') this.call(this.placement.withdraw(creation.requestId));
     creation.stage = 'done';
-    this.host.factoryMayBeIdle(creation.factory);
+    this.factoryMayBeIdle(creation.factory);
   }
 
-  /** A ticket leaves a creation that has not been confirmed (cancelled, expired, or matched elsewhere). */
-  leave(ticket: Ticket): void {
-    const creation = ticket.creationId === undefined ? undefined : this.creations.get(ticket.creationId);
-    ticket.creationId = undefined;
-    if (!creation) return;
+  /**
+   * A ticket leaves a creation that has not been confirmed (cancelled, expired, or matched
+   * elsewhere). Returns the tickets that go back to their factory's pool: the other parties of a
+   * competitive game, which without one of its parties is no longer the game that was formed.
+   */
+  leave(ticket: Ticket): string[] {
+    const creation = ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined;
+    if (!creation) return [];
     const index = creation.ticketIds.indexOf(ticket.id);
     if (index >= 0) creation.ticketIds.splice(index, 1);
-    if (creation.stage === 'inflight') return; // the game still gets created
-    const runtime = this.host.runtime(creation.factory);
-    if (creation.ticketIds.length === 0 || runtime?.strategy === 'competitive') {
-      // A competitive game without one of its parties is no longer the game that was formed:
-      // the other parties go back to the pool, keeping their wait.
+    if (creation.stage === 'inflight') return []; // the game still gets created
+    if (creation.ticketIds.length === 0 || creation.strategy === 'competitive') {
       this.forget(creation);
-      for (const other of creation.ticketIds) {
-        const t = this.host.ticket(other);
-        if (t) {
-          t.creationId = undefined;
-          runtime?.admit(t);
-        }
-      }
-    } else {
-      for (let i = creation.seats.length - 1; i >= 0; i--) {
-        if (creation.seats[i]!.ticketId === ticket.id) creation.seats.splice(i, 1);
-      }
-      this.markRideable(creation);
+      return creation.ticketIds;
     }
+    for (let i = creation.seats.length - 1; i >= 0; i--) {
+      if (creation.seats[i]!.ticketId === ticket.id) creation.seats.splice(i, 1);
+    }
+    this.markRideable(creation);
+    return [];
   }
 
   /** Cooperative: a party joins a creation (waiting or in flight) made for exactly its query. */
@@ -286,11 +280,10 @@ export class GameCreations {
       if (creation.capacity - creation.seats.length < ticket.playerIds.length) continue;
       creation.ticketIds.push(ticket.id);
       for (const playerId of ticket.playerIds) creation.seats.push({ playerId, team: 0, ticketId: ticket.id });
-      ticket.state = 'placing';
-      ticket.creationId = requestId;
+      this.book.place(ticket.id, requestId);
       this.markRideable(creation);
       if (creation.stage === 'queued') {
-        this.host.persist(ticket);
+        this.book.persist(ticket.id);
         this.reportPosition(ticket);
       }
       return true;
@@ -373,39 +366,36 @@ export class GameCreations {
     }
   }
 
-  /** Cooperative: seats opened in `factory`; queued parties at the head of the line may take them. */
-  matchQueued(factory: string, tryMatch: (ticket: Ticket) => Assignment | undefined): void {
-    if (this.waiting(factory) === 0) return;
-    this.call(
-      this.placement.head(factory, QUEUED_MATCH_WINDOW).then((requestIds) => {
-        for (const requestId of requestIds) {
-          const creation = this.creations.get(requestId);
-          if (creation?.stage !== 'queued') continue;
-          for (const ticketId of [...creation.ticketIds]) {
-            const ticket = this.host.ticket(ticketId)!;
-            const assignment = tryMatch(ticket);
-            if (!assignment) continue;
-            this.leave(ticket);
-            this.host.assignTicket(ticket, assignment);
-          }
-        }
-      }),
-    );
+  /** Cooperative: tickets at the head of `factory`'s line, which newly opened seats may take. */
+  async queuedHead(factory: string): Promise<Ticket[]> {
+    if (this.waiting(factory) === 0) return [];
+    const requestIds = await this.placement.head(factory, QUEUED_MATCH_WINDOW);
+    const tickets: Ticket[] = [];
+    for (const requestId of requestIds) {
+      const creation = this.creations.get(requestId);
+      if (creation?.stage !== 'queued') continue;
+      for (const ticketId of creation.ticketIds) tickets.push(this.book.get(ticketId)!);
+    }
+    return tickets;
   }
 
   /** Tells a ticket where it stands: its place in line, when it waits for a slot. */
   reportPosition(ticket: Ticket): void {
-    const creation = ticket.creationId === undefined ? undefined : this.creations.get(ticket.creationId);
+    const creation = ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined;
     if (creation?.stage !== 'queued' || !ticket.listener) return;
     this.call(
       this.placement.position(creation.requestId).then((position) => {
-        if (position !== undefined && ticket.creationId === creation.requestId) this.report(ticket, position);
+        const now = this.book.get(ticket.id);
+        if (position === undefined || now?.state.kind !== 'placing' || now.state.creationId !== creation.requestId) return;
+        this.report(this.book.queued(ticket.id, creation.requestId, position), position);
       }),
     );
   }
 
-  private report(ticket: Ticket, position: number): void {
-    ticket.listener?.update({
+  private report(ticket: Ticket, queuePosition: number): void {
+    if (!ticket.listener) return;
+    const position = queuePosition + this.restoredAhead(ticket);
+    ticket.listener.update({
       kind: 'queued',
       factory: ticket.factory,
       position,
@@ -421,8 +411,7 @@ export class GameCreations {
           const creation = this.creations.get(requestId);
           if (creation?.stage !== 'queued') return;
           for (const ticketId of creation.ticketIds) {
-            const ticket = this.host.ticket(ticketId);
-            if (ticket) this.report(ticket, i + 1);
+            if (this.book.get(ticketId)) this.report(this.book.queued(ticketId, requestId, i + 1), i + 1);
           }
         });
       }),

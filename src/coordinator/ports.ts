@@ -14,21 +14,9 @@ export interface Log {
   debug(fields: object, message: string): void;
 }
 
-export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
-
-/** Pushed events for metrics; gauges are pulled from Coordinator.snapshot(). */
-export interface CoordinatorObserver {
-  findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void;
-  placed(factory: string): void;
-  requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void;
-  serverMessageRejected(reason: string): void;
-  /** A creation left the queue for a server after waiting `waitedMs`. */
-  dequeued(factory: string, waitedMs: number): void;
-  /** A competitive batch formed a game of this quality (gap in sigma, each ticket's wait). */
-  competitiveGameFormed(factory: string, gapInSigma: number, waitsMs: readonly number[]): void;
-  /** A server kept failing creations and gets no new ones for `backoffMs`. */
-  serverBackedOff(serverId: string, backoffMs: number): void;
-}
+export type { FindOutcome } from './edges/events.js';
+import type { EventHub } from './edges/events.js';
+import type { ClusterPorts } from '../cluster/ports.js';
 
 /** What is kept of a waiting ticket so a restarted coordinator gives it its place back. */
 export interface TicketRecord {
@@ -51,10 +39,17 @@ export interface CoordinatorDeps {
   readonly newId: () => string;
   readonly random: () => number;
   readonly log: Log;
-  readonly observer?: CoordinatorObserver;
+  /** Cluster-wide state (arrival order, player claims, order delivery); in process when absent. */
+  readonly cluster?: ClusterPorts;
   readonly store?: TicketStore;
   /** Solves large competitive batches off the event loop (worker threads); in process when absent. */
   readonly sliceSolver?: SliceSolver;
+}
+
+/** What the core's parts share: the injected deps, the cluster ports and the event hub. */
+export interface CoreDeps extends CoordinatorDeps {
+  readonly cluster: ClusterPorts;
+  readonly events: EventHub;
 }
 
 export const realTimers: Timers = {

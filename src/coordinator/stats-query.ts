@@ -1,6 +1,7 @@
 import type { AttributeSet, ValueKey } from '../attributes/attribute-value.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
-import type { Coordinator } from './coordinator.js';
+import type { FactoryRegistry } from '../factories/factory-registry.js';
+import type { FactoryRuntime } from './factory-runtime.js';
 
 export interface StatsQuery {
   /** One factory by name; or, when empty, every factory of `template` whose partition matches. */
@@ -29,8 +30,13 @@ export interface StatsAnswer {
  * QueryStats (Battle.net talk, "Indexed stats too"): the factories' own indexes answer how popular
  * a choice is. Cost: per factory involved, the size of the smallest set involved.
  */
-export function queryStats(coordinator: Coordinator, query: StatsQuery, now: number): StatsAnswer {
-  const registry = coordinator.registry();
+export function queryStats(
+  registry: FactoryRegistry<FactoryRuntime>,
+  /** Creations of a factory waiting for a slot. */
+  queuedIn: (factory: string) => number,
+  query: StatsQuery,
+  now: number,
+): StatsAnswer {
   let names: string[];
   if (query.factory !== '') {
     if (!registry.get(query.factory)) throw new MatchmakingError('NOT_FOUND', `factory: "${query.factory}" is not live`);
@@ -42,7 +48,7 @@ export function queryStats(coordinator: Coordinator, query: StatsQuery, now: num
         throw invalidArgument(`partition_attributes[${key}]`, `not an axis of template "${template.name}"`);
       }
     }
-    names = coordinator.factoryNames().filter((name) => {
+    names = [...registry.names()].filter((name) => {
       const identity = registry.identity(name)!;
       if (identity.template !== template) return false;
       for (const [key, value] of query.partition) if (identity.partition.get(key) !== value) return false;
@@ -65,7 +71,7 @@ export function queryStats(coordinator: Coordinator, query: StatsQuery, now: num
   let totalDuration = 0;
   for (const name of names) {
     const runtime = registry.get(name)!;
-    answer.waitingTickets += runtime.waiting() + coordinator.queuedIn(name);
+    answer.waitingTickets += runtime.waiting() + queuedIn(name);
     for (const [key] of query.predicates) {
       if (!runtime.identity.template.matchableKeys.includes(key)) {
         throw invalidArgument(`predicates[${key}]`, `not a matchable key of ${name}`);

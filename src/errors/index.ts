@@ -11,7 +11,11 @@ export type ErrorCode =
   | 'DEADLINE_EXCEEDED'
   | 'UNAVAILABLE'
   | 'CANCELLED'
-  | 'ABORTED';
+  | 'ABORTED'
+  | 'UNAUTHENTICATED'
+  | 'PERMISSION_DENIED'
+  /** Only the transport's mapping of an unexpected failure (a bug); the core never raises it. */
+  | 'INTERNAL';
 
 export class MatchmakingError extends Error {
   override readonly name = 'MatchmakingError';

@@ -1,17 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Coordinator } from '../coordinator/coordinator.js';
-import type { CoordinatorObserver, FindOutcome } from '../coordinator/ports.js';
+import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome } from '../coordinator/edges/index.js';
 import type { PlacementPort } from '../placement/index.js';
 
 /**
- * Prometheus metrics: counters and histograms are pushed by the coordinator's observer hooks;
- * gauges are read from Coordinator.snapshot() at scrape time, so the hot path pays nothing.
+ * Prometheus metrics: counters and histograms follow the core's events (CoordinatorEvents);
+ * gauges are read from CoordinatorView.snapshot() at scrape time, so the hot path pays nothing.
  */
-export class CoordinatorMetrics implements CoordinatorObserver {
+export class CoordinatorMetrics {
   readonly registry = new Registry();
-  private coordinator: Coordinator | undefined;
+  private coordinator: CoordinatorView | undefined;
   private placement: PlacementPort | undefined;
   private readonly finds: Counter<'factory' | 'outcome'>;
   private readonly refused: Counter<'code'>;
@@ -104,7 +103,7 @@ export class CoordinatorMetrics implements CoordinatorObserver {
         };
       })(),
     });
-    const gauge = (name: string, help: string, read: (s: ReturnType<Coordinator['snapshot']>) => number) =>
+    const gauge = (name: string, help: string, read: (s: CoordinatorSnapshot) => number) =>
       new Gauge({
         name,
         help,
@@ -135,9 +134,17 @@ export class CoordinatorMetrics implements CoordinatorObserver {
     gauge('gamefactory_tickets', 'Tickets held (waiting, or assigned and kept for retries)', (s) => s.tickets);
   }
 
-  attach(coordinator: Coordinator, placement: PlacementPort): void {
-    this.coordinator = coordinator;
+  /** Reads gauges from `view` and counts what `events` report. */
+  attach(view: CoordinatorView, events: CoordinatorEvents, placement: PlacementPort): void {
+    this.coordinator = view;
     this.placement = placement;
+    events.on('findFinished', (e) => this.findFinished(e.factory, e.outcome, e.elapsedMs));
+    events.on('placed', (e) => this.placed(e.factory));
+    events.on('requeued', (e) => this.requeued(e.factory, e.cause));
+    events.on('serverMessageRejected', (e) => this.serverMessageRejected(e.kind));
+    events.on('dequeued', (e) => this.dequeued(e.factory, e.waitedMs));
+    events.on('competitiveGameFormed', (e) => this.competitiveGameFormed(e.factory, e.gapInSigma, e.waitsMs));
+    events.on('serverBackedOff', () => this.serverBackedOff());
   }
 
   findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {

@@ -89,8 +89,8 @@ describe('the competitive runtime with a slice solver', () => {
     solver.release();
     await settle();
     expect(channel.creates()).toHaveLength(1023);
-    expect(coordinator.ticket('t1')?.state).toBe('matching');
-    expect(coordinator.ticket('late')?.state).toBe('matching');
+    expect(coordinator.view.ticket('t1')?.state).toBe('pooled');
+    expect(coordinator.view.ticket('late')?.state).toBe('pooled');
 
     // The next batch, due since the late arrival, holds two tickets: under the worker threshold, it
     // runs in process and pairs them.

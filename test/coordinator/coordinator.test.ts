@@ -102,7 +102,7 @@ describe('coordinator core, deterministic', () => {
     const fresh = after.find('fresh', ['fresh']);
     const early = after.find('early', ['early']);
     await settle();
-    expect(late.listener.updates.at(-1)).toMatchObject({ position: 1 });
+    expect(late.listener.updates.at(-1)).toMatchObject({ kind: 'queued' });
     after.coordinator.onServerEvent('back', { kind: 'capacityChanged', capacity: { maxGames: 3, maxStartsPerSecond: 0 } });
     await settle();
     expect(server.creates().map((o) => o.playerIds[0])).toEqual(['early', 'late', 'fresh']);

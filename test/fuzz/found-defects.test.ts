@@ -1,6 +1,6 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GameServerConnection } from '../../src/clients/game-server-connection.js';
+import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator } from '../integration/harness.js';
 
 /** Defects the fuzz suite found, each kept as a reproducer (issue 14). */

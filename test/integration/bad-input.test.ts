@@ -1,7 +1,7 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGame, type FindOptions } from '../../src/clients/find-game.js';
-import { GameServerConnection } from '../../src/clients/game-server-connection.js';
+import { findGame, type FindOptions } from '../../clients/lib/find-game.js';
+import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 import { loadSync } from '@grpc/proto-loader';
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
@@ -78,14 +78,14 @@ describe('bad input over gRPC: a clear error, and nobody else disturbed', () => 
     const client = coordinator.client();
     const waiting = { ...good, ticketId: 'first', party: ['dup'], partition: { ...partition, version: 'v202' } };
     const first = findGame(client, waiting).catch((e: ServiceError) => e);
-    await eventually(() => coordinator.running.coordinator.ticket('first')?.state === 'placing');
+    await eventually(() => coordinator.running.coordinator.view.ticket('first')?.state === 'placing');
     const again = (await findGame(client, { ...good, ticketId: 'second', party: ['dup'] }).catch((e) => e)) as ServiceError;
     expect(again.code).toBe(status.ALREADY_EXISTS);
     expect(again.details).toContain('"dup"');
     const reused = (await findGame(client, { ...waiting, party: ['other'] }).catch((e) => e)) as ServiceError;
     expect(reused.code).toBe(status.ALREADY_EXISTS);
     expect(reused.details).toContain('ticket_id');
-    expect(coordinator.running.coordinator.ticket('first')?.state).toBe('placing');
+    expect(coordinator.running.coordinator.view.ticket('first')?.state).toBe('placing');
 
     const seated = await findGame(client, { ...good, ticketId: 'seated', party: ['sat'] });
     expect(seated.assignment.gameId).not.toBe('');
@@ -97,14 +97,14 @@ describe('bad input over gRPC: a clear error, and nobody else disturbed', () => 
   });
 
   it('answers out-of-order server messages with a rejection, keeping the stream and the games', async () => {
-    const gamesBefore = coordinator.running.coordinator.snapshot().games;
+    const gamesBefore = coordinator.running.coordinator.view.snapshot().games;
     server.send({ event: { $case: 'gameCreated', value: { requestId: 'never-sent', gameId: 'ghost' } } });
     server.send({ event: { $case: 'playerJoined', value: { gameId: 'no-such-game', playerId: 'p' } } });
     await eventually(() => server.rejections.length >= 2);
     expect(server.rejections[0]).toContain('request_id "never-sent"');
     expect(server.rejections[1]).toContain('game_id "no-such-game"');
     expect(server.ended).toBeUndefined();
-    expect(coordinator.running.coordinator.snapshot().games).toBe(gamesBefore);
+    expect(coordinator.running.coordinator.view.snapshot().games).toBe(gamesBefore);
   });
 
   it('ends a stream whose first message is not a hello with FAILED_PRECONDITION', async () => {

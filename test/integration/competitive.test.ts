@@ -1,7 +1,7 @@
 import type { QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../src/clients/find-game.js';
+import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../clients/lib/find-game.js';
 import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import type { FindGameUpdate, FindGamesRequest } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';
@@ -318,7 +318,7 @@ describe('competitive matchmaking over gRPC on loopback', () => {
     expect(await refused(solo('veto', { vetoedMaps: ['ruins', 'moon'] }))).toMatch(/^vetoed_maps\[1\]: /);
 
     // None of them became a ticket or held its players: the same players can find a game now.
-    expect(coordinator.running.coordinator.snapshot().tickets).toBe(0);
+    expect(coordinator.running.coordinator.view.snapshot().tickets).toBe(0);
     const [a, b] = await Promise.all([
       findGame(client, solo('ok-1', { party: [{ playerId: 'nan-p', score: 1000 }] })),
       findGame(client, solo('ok-2', { party: [{ playerId: 'mars-p', score: 1010 }] })),

@@ -1,7 +1,7 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame } from '../../src/clients/find-game.js';
-import { wireAttributes, wireValue } from '../../src/clients/wire-attributes.js';
+import { findGame } from '../../clients/lib/find-game.js';
+import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
 import { PredicateMode, type QueryStatsRequest, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 
@@ -69,13 +69,13 @@ describe('the coordinator end to end over gRPC on loopback', () => {
     const { assignment } = await findGame(client, { ticketId: 'x1', template: 'diablo', party: ['x1'], partition });
     expect(assignment.serverId).toBe('a');
     const core = coordinator.running.coordinator;
-    expect(core.snapshot().games).toBe(1);
-    expect(core.factoryNames()).toContain(assignment.factory);
+    expect(core.view.snapshot().games).toBe(1);
+    expect(core.view.factoryNames()).toContain(assignment.factory);
 
     a.close();
-    await eventually(() => core.snapshot().servers === 0);
-    expect(core.snapshot().games).toBe(0);
-    expect(core.factoryNames()).toHaveLength(0);
+    await eventually(() => core.view.snapshot().servers === 0);
+    expect(core.view.snapshot().games).toBe(0);
+    expect(core.view.factoryNames()).toHaveLength(0);
 
     const error = await findGame(client, { ticketId: 'x2', template: 'diablo', party: ['x2'], partition }).catch((e: ServiceError) => e);
     expect((error as ServiceError).code).toBe(status.FAILED_PRECONDITION);
@@ -85,8 +85,8 @@ describe('the coordinator end to end over gRPC on loopback', () => {
   it('drops a server that stops answering keepalives', async () => {
     await coordinator.server({ serverId: 'mute', attributes: { version: 'v201' } }, { autoJoin: true, answerKeepalive: false });
     const core = coordinator.running.coordinator;
-    expect(core.snapshot().servers).toBe(1);
-    await eventually(() => core.snapshot().servers === 0, 3000);
+    expect(core.view.snapshot().servers).toBe(1);
+    await eventually(() => core.view.snapshot().servers === 0, 3000);
   });
 
   it('ends the older stream when a server reconnects with the same id, and rebuilds from re-announced games', async () => {

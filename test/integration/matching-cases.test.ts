@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findGame } from '../../src/clients/find-game.js';
-import { wireAttributes, wireValue } from '../../src/clients/wire-attributes.js';
+import { findGame } from '../../clients/lib/find-game.js';
+import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
 import { PredicateMode, type MatchmakerClient, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { matchingCases, type MatchingCase } from '../cooperative/matching-cases.js';
 import { TestCoordinator, eventually } from './harness.js';
@@ -60,9 +60,9 @@ describe('the cooperative matching cases, over gRPC', () => {
             expect(assignment.created, probe.why).toBe(true);
             // In process, "no match" reserves nothing; here a game was created. End it, so the
             // later probes see the same games as in process.
-            const games = coordinator.running.coordinator.snapshot().games;
+            const games = coordinator.running.coordinator.view.snapshot().games;
             host.endGame(assignment.gameId);
-            await eventually(() => coordinator.running.coordinator.snapshot().games === games - 1);
+            await eventually(() => coordinator.running.coordinator.view.snapshot().games === games - 1);
           } else {
             expect(assignment.gameId, probe.why).toBe(probe.expect);
           }

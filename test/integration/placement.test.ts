@@ -1,6 +1,6 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGame, findGameRequest, type FindResult } from '../../src/clients/find-game.js';
+import { findGame, findGameRequest, type FindResult } from '../../clients/lib/find-game.js';
 import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import type { FindGameUpdate, MatchmakerClient, Queued } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';
@@ -191,7 +191,7 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     expect(await cancel('c1')).toBe(true);
     expect((await first.result).error?.code).toBe(status.CANCELLED);
     expect(await cancel('c1')).toBe(false);
-    expect(coordinator.running.coordinator.queuedIn('solo/region=eu')).toBe(1);
+    expect(coordinator.running.coordinator.view.queuedIn('solo/region=eu')).toBe(1);
     second.call.cancel();
   });
 
@@ -200,6 +200,6 @@ describe('placement over gRPC: slots, the queue, faults and restarts', () => {
     await coordinator.server({ serverId: 'none', maxGames: 0 });
     const error = (await find(coordinator.client(), 'late').catch((e: ServiceError) => e)) as ServiceError;
     expect(error.code).toBe(status.DEADLINE_EXCEEDED);
-    expect(coordinator.running.coordinator.ticket('late')).toBeUndefined();
+    expect(coordinator.running.coordinator.view.ticket('late')).toBeUndefined();
   });
 });

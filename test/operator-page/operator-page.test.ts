@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGame } from '../../src/clients/find-game.js';
+import { findGame } from '../../clients/lib/find-game.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from '../integration/harness.js';
 import { launchChromium } from './browser.js';
 
@@ -78,7 +78,7 @@ describe('the operator page in a real browser against a real coordinator', () =>
 
     // The queue settles: two games run on the tiny server, the rest wait for a slot.
     const expectedQueue = QUEUED_TICKETS - TINY_MAX_GAMES;
-    await eventually(() => coordinator.running.coordinator.queuedIn(QUEUED_FACTORY) === expectedQueue, 10_000);
+    await eventually(() => coordinator.running.coordinator.view.queuedIn(QUEUED_FACTORY) === expectedQueue, 10_000);
 
     await page.goto(`${base}/`);
     // Several polls, and every chart has more than one point.

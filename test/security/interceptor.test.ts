@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGameRequest } from '../../src/clients/find-game.js';
+import { findGameRequest } from '../../clients/lib/find-game.js';
 import { parseConfig } from '../../src/config/load.js';
 import { Coordinator } from '../../src/coordinator/coordinator.js';
 import { realTimers, silentLog } from '../../src/coordinator/ports.js';
@@ -80,7 +80,7 @@ beforeAll(async () => {
     ],
   });
   server.addService(GameServerLinkService, { connect: connectHandler(coordinator, { keepaliveIntervalMs: 5000, now, log: silentLog }) });
-  server.addService(MatchmakerService, matchmakerHandlers(coordinator, { now, log: silentLog }));
+  server.addService(MatchmakerService, matchmakerHandlers(coordinator, coordinator.view, { now, log: silentLog }));
   const creds = await tlsServerCredentials({
     certFile: coordinatorCert.certFile,
     keyFile: coordinatorCert.keyFile,

@@ -185,7 +185,8 @@ export function decodeHello(wire: Hello, now: number): ServerHello {
         matchable: decodeAttributes(`${field}.matchable_attributes`, g.matchableAttributes),
         playerIds: g.playerIds,
         open: g.open,
-        startedAt: startedAt > 0 && startedAt <= now ? startedAt : now,
+        // A start in the future is judged by the core (the game is rejected with a reason), not hidden here.
+        startedAt: startedAt > 0 ? startedAt : now,
       };
     }),
   };

@@ -1,11 +1,12 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands } from '../../coordinator/edges/index.js';
 import type { ServerChannel } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import type { CoordinatorMessage, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
-import { toServiceError } from './status.js';
+import { asMatchmakingError } from './status.js';
+import { StreamLifecycle } from './stream-lifecycle.js';
 
 export interface GameServerLinkOptions {
   readonly keepaliveIntervalMs: number;
@@ -22,43 +23,40 @@ const MISSED_KEEPALIVES = 3;
  * hello; after it, reports go to the coordinator and orders come back. The stream's whole
  * lifecycle (hello deadline, keepalive, end, cancel, errors) is handled here, in one place.
  */
-export function connectHandler(coordinator: Coordinator, options: GameServerLinkOptions) {
+export function connectHandler(coordinator: CoordinatorCommands, options: GameServerLinkOptions) {
   return (call: ServerDuplexStream<ServerMessage, CoordinatorMessage>): void => {
     let serverId: string | undefined;
     let lastHeard = options.now();
     let sequence = 0n;
-    let closed = false;
+    const stream = new StreamLifecycle(call);
 
     const channel: ServerChannel = {
-      send: (order) => {
-        if (!closed) call.write(encodeOrder(order));
-      },
+      send: (order) => stream.write(encodeOrder(order)),
       close: (error) => finish(error),
     };
 
     /** Ends the stream (with an error status unless `error` is undefined) and forgets the server. */
     const finish = (error: MatchmakingError | undefined): void => {
-      if (closed) return;
-      closed = true;
-      clearInterval(ticker);
+      if (!stream.open) return;
+      stream.end(error);
       if (serverId !== undefined) coordinator.disconnectServer(serverId, channel);
-      if (error) call.emit('error', toServiceError(error));
-      else call.end();
     };
+    stream.onGone(() => {
+      if (serverId !== undefined) coordinator.disconnectServer(serverId, channel);
+    });
 
     const interval = options.keepaliveIntervalMs;
-    const ticker = setInterval(() => {
+    stream.every(interval, () => {
       if (options.now() - lastHeard > interval * MISSED_KEEPALIVES) {
         options.log.warn({ serverId }, 'game server missed its keepalives');
         finish(new MatchmakingError('UNAVAILABLE', `no message from the server for ${MISSED_KEEPALIVES} keepalive intervals`));
         return;
       }
-      if (serverId !== undefined) call.write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
-    }, interval);
-    ticker.unref?.();
+      if (serverId !== undefined) stream.write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
+    });
 
     call.on('data', (message: ServerMessage) => {
-      if (closed) return;
+      if (!stream.open) return;
       lastHeard = options.now();
       if (serverId === undefined) return hello(message);
       try {
@@ -83,15 +81,13 @@ export function connectHandler(coordinator: Coordinator, options: GameServerLink
         const decoded = decodeHello(message.event.value, options.now());
         const factories = coordinator.connectServer(decoded, channel);
         serverId = decoded.serverId;
-        call.write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
+        stream.write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
       } catch (error) {
         if (!(error instanceof MatchmakingError)) options.log.warn({ err: error }, 'hello failed');
-        finish(error instanceof MatchmakingError ? error : new MatchmakingError('INVALID_ARGUMENT', 'hello: could not be processed'));
+        finish(asMatchmakingError(error));
       }
     };
 
     call.on('end', () => finish(undefined));
-    call.on('cancelled', () => finish(undefined));
-    call.on('error', () => finish(undefined));
   };
 }

@@ -6,18 +6,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GrpcSettings } from '../../config/config.js';
 import { GRPC_DEFAULTS } from '../../config/schema.js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Log } from '../../coordinator/ports.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { connectHandler } from './game-server-link.js';
+import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { matchmakerHandlers } from './matchmaker.js';
 
 const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
 const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto'];
 
 export interface GrpcServerOptions {
-  readonly coordinator: Coordinator;
+  readonly commands: CoordinatorCommands;
+  readonly view: CoordinatorView;
   readonly keepaliveIntervalMs: number;
   /** factories.yaml `grpc`; GRPC_DEFAULTS when left out. */
   readonly settings?: GrpcSettings;
@@ -25,6 +27,12 @@ export interface GrpcServerOptions {
   readonly log: Log;
   readonly onServerMessageRejected?: (kind: string) => void;
   readonly onFindRefused?: (code: number) => void;
+  /** Authentication, roles, rate limits: checked on every call before its handler (see interceptors/). */
+  readonly gates?: readonly CallGate[];
+  /** Every call's end (method, status, duration). */
+  readonly onCallEnded?: (record: CallRecord) => void;
+  /** Longest a unary call may take. */
+  readonly unaryLimitMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -47,9 +55,16 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
     'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs,
     'grpc.keepalive_permit_without_calls': 1,
+    interceptors: interceptorChain({
+      log: options.log,
+      now: options.now,
+      gates: options.gates,
+      onCallEnded: options.onCallEnded,
+      unaryLimitMs: options.unaryLimitMs,
+    }),
   });
   server.addService(GameServerLinkService, {
-    connect: connectHandler(options.coordinator, {
+    connect: connectHandler(options.commands, {
       keepaliveIntervalMs: options.keepaliveIntervalMs,
       now: options.now,
       log: options.log,
@@ -58,7 +73,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     MatchmakerService,
-    matchmakerHandlers(options.coordinator, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
   );
 
   const health = new HealthImplementation({

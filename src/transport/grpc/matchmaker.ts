@@ -1,8 +1,7 @@
 import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
-import { queryStats } from '../../coordinator/stats-query.js';
 import { MatchmakingError } from '../../errors/index.js';
 import {
   PredicateMode,
@@ -17,7 +16,8 @@ import {
 import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
-import { statusCode, toServiceError } from './status.js';
+import { asMatchmakingError, statusCode, toServiceError } from './status.js';
+import { StreamLifecycle } from './stream-lifecycle.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -39,7 +39,7 @@ function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
 }
 
 /** The Matchmaker service: one handler per call shape. */
-export function matchmakerHandlers(coordinator: Coordinator, options: MatchmakerOptions) {
+export function matchmakerHandlers(coordinator: CoordinatorCommands, view: CoordinatorView, options: MatchmakerOptions) {
   const refuse = (error: unknown): MatchmakingError | undefined => {
     options.onRefused?.(statusCode(error));
     if (error instanceof MatchmakingError) return error;
@@ -49,63 +49,43 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
 
   /** FindGame: server streaming; queued updates, then one assignment, then OK. */
   const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
-    let done = false;
+    const stream = new StreamLifecycle(call);
     const listener: TicketListener = {
       update(update) {
-        if (done) return;
-        call.write(toWire(call.request.ticketId, update));
-        if (update.kind === 'assigned') {
-          done = true;
-          call.end();
-        }
+        stream.write(toWire(call.request.ticketId, update));
+        if (update.kind === 'assigned') stream.end();
       },
       fail(error) {
-        if (done) return;
-        done = true;
-        call.emit('error', toServiceError(error));
+        stream.end(error);
       },
     };
-    call.on('cancelled', () => {
-      done = true;
-      coordinator.abandon(call.request.ticketId, listener);
-    });
+    stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
     try {
       coordinator.find(decodeFindRequest(call.request), listener);
     } catch (error) {
       refuse(error);
-      listener.fail(error as MatchmakingError);
+      listener.fail(asMatchmakingError(error));
     }
   };
 
   /** FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end. */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
-    let open = true;
+    const stream = new StreamLifecycle(call, true);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const settled = (ticketId: string, listener: TicketListener) => {
       if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
-      if (clientDone && open && listeners.size === 0) {
-        open = false;
-        call.end();
-      }
-    };
-    // Back-pressure: while the client does not read our updates, stop reading its requests.
-    const write = (update: FindGameUpdate) => {
-      if (!call.write(update) && !call.isPaused()) {
-        call.pause();
-        call.once('drain', () => call.resume());
-      }
+      if (clientDone && listeners.size === 0) stream.end();
     };
     const listenerFor = (ticketId: string): TicketListener => {
       const listener: TicketListener = {
         update(update) {
-          if (!open) return;
-          write(toWire(ticketId, update));
+          stream.write(toWire(ticketId, update));
           if (update.kind === 'assigned') settled(ticketId, listener);
         },
         fail(error) {
-          if (open) write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+          stream.write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
           settled(ticketId, listener);
         },
       };
@@ -121,28 +101,21 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
           coordinator.find(decoded, listener);
         } catch (error) {
           refuse(error);
-          listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('ABORTED', 'internal error'));
+          listener.fail(asMatchmakingError(error));
         }
       } else if (request?.$case === 'cancel') {
         coordinator.cancel(request.value.ticketId);
       }
     });
-    /** The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere). */
-    const close = () => {
-      if (!open) return;
-      open = false;
+    // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
+    stream.onGone(() => {
       for (const [ticketId, listener] of listeners) coordinator.abandon(ticketId, listener);
       listeners.clear();
-    };
+    });
     call.on('end', () => {
       clientDone = true;
-      if (open && listeners.size === 0) {
-        open = false;
-        call.end();
-      }
+      if (listeners.size === 0) stream.end();
     });
-    call.on('cancelled', close);
-    call.on('error', close);
   };
 
   const cancelFind = (
@@ -166,8 +139,7 @@ export function matchmakerHandlers(coordinator: Coordinator, options: Matchmaker
       if (r.predicates.length > LIMITS.maxAttributes) {
         throw new MatchmakingError('INVALID_ARGUMENT', `predicates: at most ${LIMITS.maxAttributes}`);
       }
-      const answer = queryStats(
-        coordinator,
+      const answer = view.queryStats(
         {
           factory: r.factory,
           template: r.template,

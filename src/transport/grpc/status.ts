@@ -1,16 +1,23 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { MatchmakingError } from '../../errors/index.js';
 
-/** A core error as a gRPC status; anything else is an INTERNAL error, logged by the caller. */
+/**
+ * The one mapping of errors to gRPC status codes, for every method and for FindGames' per-ticket
+ * `error` updates alike (issue 10, defect 5; documented in proto/gamefactory/v1/matchmaker.proto):
+ * a core refusal keeps its code; anything else is a bug, INTERNAL, logged by the caller.
+ */
+export function asMatchmakingError(error: unknown): MatchmakingError {
+  return error instanceof MatchmakingError ? error : new MatchmakingError('INTERNAL', 'internal error');
+}
+
+/** A core error as a gRPC status. */
 export function toServiceError(error: unknown): Partial<ServiceError> {
-  if (error instanceof MatchmakingError) {
-    const metadata = new Metadata();
-    if (error.retryAfterMs !== undefined) metadata.set('retry-after-ms', String(error.retryAfterMs));
-    return { code: status[error.code], details: error.message, metadata };
-  }
-  return { code: status.INTERNAL, details: 'internal error' };
+  const e = asMatchmakingError(error);
+  const metadata = new Metadata();
+  if (e.retryAfterMs !== undefined) metadata.set('retry-after-ms', String(e.retryAfterMs));
+  return { code: status[e.code], details: e.message, metadata };
 }
 
 export function statusCode(error: unknown): number {
-  return error instanceof MatchmakingError ? status[error.code] : status.INTERNAL;
+  return status[asMatchmakingError(error).code];
 }

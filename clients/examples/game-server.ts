@@ -1,5 +1,5 @@
-import { GameServerConnection } from '../src/clients/game-server-connection.js';
-import { parsePairs } from '../src/clients/plain-pairs.js';
+import { GameServerConnection } from '../lib/game-server-connection.js';
+import { parsePairs } from '../lib/plain-pairs.js';
 
 /**
  * An example game server: connects, advertises its slots, creates every game it is asked to and

@@ -1,5 +1,5 @@
-import type { ServerCapacity } from '../placement/index.js';
-import type { CoordinatorDeps } from './ports.js';
+import type { ServerCapacity } from '../../placement/index.js';
+import type { CoreDeps } from '../ports.js';
 
 /** After this many failed creations in a row a server gets a rest, doubling each time it fails again. */
 const FAILURES_BEFORE_BACKOFF = 3;
@@ -21,7 +21,7 @@ export class ServerBreakers {
   private readonly breakers = new Map<string, Breaker>();
 
   constructor(
-    private readonly deps: CoordinatorDeps,
+    private readonly deps: CoreDeps,
     /** Tells placement the capacity a server should be seen with. */
     private readonly setCapacity: (serverId: string, capacity: ServerCapacity) => void,
     /** A server came back from a rest: its slots are free again. */
@@ -45,6 +45,16 @@ export class ServerBreakers {
     if (!breaker.cancelBackoff) this.setCapacity(serverId, capacity);
   }
 
+  /** What the server advertised, whatever placement sees while it rests. */
+  advertised(serverId: string): ServerCapacity | undefined {
+    return this.breakers.get(serverId)?.advertised;
+  }
+
+  /** Resting after repeated failures: placement sees no free slot on it. */
+  resting(serverId: string): boolean {
+    return this.breakers.get(serverId)?.cancelBackoff !== undefined;
+  }
+
   succeeded(serverId: string): void {
     const breaker = this.breakers.get(serverId);
     if (breaker) breaker.failures = 0;
@@ -55,7 +65,7 @@ export class ServerBreakers {
     if (!breaker || ++breaker.failures < FAILURES_BEFORE_BACKOFF || breaker.cancelBackoff) return;
     const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (breaker.failures - FAILURES_BEFORE_BACKOFF));
     this.deps.log.warn({ serverId, failures: breaker.failures, backoffMs }, 'game server keeps failing creations; backing off');
-    this.deps.observer?.serverBackedOff(serverId, backoffMs);
+    this.deps.events.emit('serverBackedOff', { serverId, backoffMs });
     this.setCapacity(serverId, { ...breaker.advertised, maxGames: 0 });
     breaker.cancelBackoff = this.deps.timers.set(() => {
       breaker.cancelBackoff = undefined;

@@ -1,9 +1,9 @@
 import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { performance } from 'node:perf_hooks';
-import { findGameRequest, type FindOptions } from '../clients/find-game.js';
-import { GameServerConnection } from '../clients/game-server-connection.js';
-import type { PlainValue } from '../clients/wire-attributes.js';
-import { MatchmakerClient, type FindGameUpdate } from '../generated/gamefactory/v1/matchmaker.js';
+import { findGameRequest, type FindOptions } from '../lib/find-game.js';
+import { GameServerConnection } from '../lib/game-server-connection.js';
+import type { PlainValue } from '../lib/wire-attributes.js';
+import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 export interface LoadOptions {
   /** Coordinator address, host:port. */

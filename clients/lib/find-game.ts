@@ -5,7 +5,7 @@ import type {
   FindGameUpdate,
   MatchmakerClient,
   Queued,
-} from '../generated/gamefactory/v1/matchmaker.js';
+} from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { wireAttributes, type PlainValue } from './wire-attributes.js';
 
 export interface FindOptions {

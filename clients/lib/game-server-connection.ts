@@ -7,7 +7,7 @@ import {
   type RunningGame,
   type ServerMessage,
   type Welcome,
-} from '../generated/gamefactory/v1/game_server_link.js';
+} from '../../src/generated/gamefactory/v1/game_server_link.js';
 import { wireAttributes, type PlainValue } from './wire-attributes.js';
 
 export interface GameServerIdentity {

@@ -1,4 +1,4 @@
-import type { AttributeValue } from '../generated/gamefactory/v1/attributes.js';
+import type { AttributeValue } from '../../src/generated/gamefactory/v1/attributes.js';
 
 export type PlainValue = string | number | bigint | boolean | Uint8Array;
 

@@ -1,0 +1,20 @@
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../messages.js';
+
+/**
+ * What the transport may ask of the core: requests in. Answers go out through the listener and
+ * channel it passes; state is read through CoordinatorView, happenings through CoordinatorEvents.
+ */
+export interface CoordinatorCommands {
+  /** FindGame. Throws MatchmakingError for a request that can never succeed as asked. */
+  find(request: FindRequest, listener: TicketListener): void;
+  /** CancelFind. False when no ticket with that id is waiting. */
+  cancel(ticketId: string): boolean;
+  /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
+  abandon(ticketId: string, listener: TicketListener): void;
+  /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */
+  connectServer(hello: ServerHello, channel: ServerChannel): string[];
+  disconnectServer(serverId: string, channel: ServerChannel): void;
+  onServerEvent(serverId: string, event: ServerEvent): void;
+  /** The process is going down: nothing from now on changes stored state. */
+  beginShutdown(): void;
+}

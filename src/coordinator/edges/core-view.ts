@@ -1,0 +1,81 @@
+import type { FactoryRegistry } from '../../factories/factory-registry.js';
+import type { FactoryRuntime } from '../factory-runtime.js';
+import type { GameCreations } from '../game-creations.js';
+import type { ServerRoster } from '../servers/server-roster.js';
+import { queryStats, type StatsAnswer, type StatsQuery } from '../stats-query.js';
+import type { ParkedTickets } from '../tickets/restored-tickets.js';
+import type { TicketBook } from '../tickets/ticket-book.js';
+import type { CoordinatorSnapshot, CoordinatorView, FactorySummary, ServerSummary, TicketSummary } from './view.js';
+
+/** CoordinatorView over the owners of state: reads only. */
+export class CoreView implements CoordinatorView {
+  constructor(
+    private readonly registry: FactoryRegistry<FactoryRuntime>,
+    private readonly roster: ServerRoster,
+    private readonly book: TicketBook,
+    private readonly creations: GameCreations,
+    private readonly parked: ParkedTickets,
+  ) {}
+
+  ticket(ticketId: string): TicketSummary | undefined {
+    const t = this.book.get(ticketId);
+    return t && { ticketId: t.id, factory: t.factory, state: t.state.kind, playerIds: t.playerIds, createdAt: t.createdAt, arrival: t.arrival };
+  }
+
+  gameServer(gameId: string): string | undefined {
+    return this.roster.game(gameId)?.serverId;
+  }
+
+  factoryNames(): string[] {
+    return [...this.registry.names()];
+  }
+
+  queuedIn(factory: string): number {
+    return this.creations.waiting(factory);
+  }
+
+  servers(): ServerSummary[] {
+    return [...this.roster.all()].map((s) => ({
+      serverId: s.hello.serverId,
+      endpoint: s.hello.endpoint,
+      factories: s.factories,
+      games: s.games.size,
+      starting: this.creations.inFlightCount(s.hello.serverId),
+      capacity: this.roster.advertised(s.hello.serverId) ?? s.hello.capacity,
+      backedOff: this.roster.resting(s.hello.serverId),
+    }));
+  }
+
+  factories(now: number): FactorySummary[] {
+    return this.factoryNames().map((name) => {
+      const runtime = this.registry.get(name)!;
+      return {
+        name,
+        template: runtime.identity.template.name,
+        strategy: runtime.strategy,
+        servers: this.registry.servers(name).size,
+        pooled: runtime.waiting() + this.parked.count(name),
+        queued: this.creations.waiting(name),
+        openGames: runtime.openGames(),
+        openSlots: runtime.stats([], 'all', now)?.openSlots ?? 0,
+        competitive: runtime.competitiveStats(),
+      };
+    });
+  }
+
+  queryStats(query: StatsQuery, now: number): StatsAnswer {
+    return queryStats(this.registry, (name) => this.creations.waiting(name), query, now);
+  }
+
+  snapshot(): CoordinatorSnapshot {
+    return {
+      servers: this.roster.size,
+      factories: this.registry.size,
+      games: this.roster.gameCount,
+      tickets: this.book.size,
+      ticketsByState: this.book.countsByState(),
+      queued: this.creations.waiting(),
+      openGames: [...this.registry.names()].reduce((n, f) => n + this.registry.get(f)!.openGames(), 0),
+    };
+  }
+}

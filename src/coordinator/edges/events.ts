@@ -1,0 +1,69 @@
+import type { Log } from '../ports.js';
+
+export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
+export type RequeueCause = 'timeout' | 'failed' | 'disconnected';
+
+/**
+ * What the core tells the world, pushed as it happens (metrics, the operator page, logs).
+ * Gauges are pulled from CoordinatorView instead, so the hot path pays nothing for them.
+ */
+export interface CoordinatorEventMap {
+  /** A ticket ended: assigned, cancelled, expired or failed, `elapsedMs` after it was made. */
+  findFinished: { readonly factory: string; readonly outcome: FindOutcome; readonly elapsedMs: number };
+  /** A CreateGame order went to a server. */
+  placed: { readonly factory: string; readonly serverId: string; readonly requestId: string };
+  /** A creation was taken back from its server and re-placed at its original priority. */
+  requeued: { readonly factory: string; readonly cause: RequeueCause };
+  /** A game server message was refused (answered with `rejected`). */
+  serverMessageRejected: { readonly kind: string; readonly serverId: string; readonly reason: string };
+  /** A creation left the queue for a server after waiting `waitedMs`. */
+  dequeued: { readonly factory: string; readonly waitedMs: number };
+  /** A competitive batch formed a game of this quality (gap in sigma, each ticket's wait). */
+  competitiveGameFormed: { readonly factory: string; readonly gapInSigma: number; readonly waitsMs: readonly number[] };
+  /** A server kept failing creations and gets no new ones for `backoffMs`. */
+  serverBackedOff: { readonly serverId: string; readonly backoffMs: number };
+  serverConnected: { readonly serverId: string; readonly endpoint: string; readonly factories: readonly string[] };
+  serverDisconnected: { readonly serverId: string };
+  /** A game began running (created on our order, or announced in a hello). */
+  gameStarted: { readonly gameId: string; readonly serverId: string; readonly factory: string };
+  gameEnded: { readonly gameId: string; readonly serverId: string; readonly factory: string };
+}
+
+export type CoordinatorEventType = keyof CoordinatorEventMap;
+export type CoordinatorEventListener<K extends CoordinatorEventType> = (event: CoordinatorEventMap[K]) => void;
+
+/** Subscribing side: any number of listeners per event type. */
+export interface CoordinatorEvents {
+  /** Returns a function that unsubscribes. */
+  on<K extends CoordinatorEventType>(type: K, listener: CoordinatorEventListener<K>): () => void;
+}
+
+/**
+ * The core's event hub. Listeners run synchronously, in subscription order; one that throws is
+ * logged and the others still run: an observer must never break matchmaking.
+ */
+export class EventHub implements CoordinatorEvents {
+  private readonly listeners = new Map<CoordinatorEventType, Set<(event: never) => void>>();
+
+  constructor(private readonly log?: Log) {}
+
+  on<K extends CoordinatorEventType>(type: K, listener: CoordinatorEventListener<K>): () => void {
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    const fn = listener as (event: never) => void;
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  emit<K extends CoordinatorEventType>(type: K, event: CoordinatorEventMap[K]): void {
+    const set = this.listeners.get(type);
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        (fn as CoordinatorEventListener<K>)(event);
+      } catch (error) {
+        this.log?.warn({ err: error, event: type }, 'a coordinator event listener failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { AttributeSet } from '../../attributes/attribute-value.js';
+
+/** What a factory decides a new game should be; GameCreations turns it into a Creation. */
+export interface CreationPlan {
+  readonly factory: string;
+  readonly strategy: 'cooperative' | 'competitive';
+  readonly partition: AttributeSet;
+  readonly matchable: AttributeSet;
+  /** Exact query key that riders must share (cooperative), or undefined (competitive). */
+  readonly rideKey: string | undefined;
+  readonly ticketIds: readonly string[];
+  /** Seats in order, with each seat's team (competitive) and ticket. */
+  readonly seats: readonly { playerId: string; team: number; ticketId: string }[];
+  readonly capacity: number;
+  readonly map: string;
+  readonly region: string;
+}
+
+/**
+ * One CreateGame order: the tickets that will sit in the new game. Queued while no slot is free,
+ * then in flight on one server until it confirms. Cooperative creations take riders: later
+ * parties with the same query share the game while it has seats. Owned by GameCreations.
+ */
+export interface Creation extends Omit<CreationPlan, 'ticketIds' | 'seats'> {
+  readonly requestId: string;
+  readonly ticketIds: string[];
+  readonly seats: { playerId: string; team: number; ticketId: string }[];
+  /** Seats named in the CreateGame order; riders after it get a ReserveSeats once the game exists. */
+  dispatchedSeats: number;
+  /** Orders sent so far: each attempt is a distinct order (an id OrderDelivery will not drop). */
+  dispatches: number;
+  readonly token: string;
+  /** placing: asking for a slot; queued: waiting in line; inflight: ordered on a server; done. */
+  stage: 'placing' | 'queued' | 'inflight' | 'done';
+  /** Queue sequence number: a creation taken back returns at this priority. */
+  priority: number | undefined;
+  /** When it last joined the queue, for the wait-time metric. */
+  queuedAt?: number;
+  serverId: string | undefined;
+  cancelTimeout: (() => void) | undefined;
+}

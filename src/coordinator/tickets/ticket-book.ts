@@ -1,0 +1,145 @@
+import type { PlayerIndex } from '../../cluster/ports.js';
+import type { Assignment, TicketListener } from '../messages.js';
+import type { Log, TicketStore } from '../ports.js';
+import type { EndReason, Ticket, TicketState, TicketStateKind } from './ticket.js';
+
+/** A move the book refuses: a bug in the caller, never a client's doing. */
+export class IllegalTicketMove extends Error {
+  override readonly name = 'IllegalTicketMove';
+  constructor(ticketId: string, from: TicketStateKind | 'absent', to: string) {
+    super(`ticket "${ticketId}": cannot move from ${from} to ${to}`);
+  }
+}
+
+type Fields = Omit<Ticket, 'state' | 'listener' | 'persisted'>;
+
+type Entry = { -readonly [K in keyof Ticket]: Ticket[K] };
+
+/**
+ * The one owner of tickets (issue 10): every ticket, its state, its listener, whether it is
+ * stored, and its players' claim in the PlayerIndex. Nothing else moves a ticket; a move from a
+ * state that does not allow it throws IllegalTicketMove instead of overwriting.
+ */
+export class TicketBook {
+  private readonly tickets = new Map<string, Entry>();
+  private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
+  private stopping = false;
+
+  constructor(
+    private readonly players: PlayerIndex,
+    private readonly log: Log,
+    private readonly store: TicketStore | undefined,
+  ) {}
+
+  get(ticketId: string): Ticket | undefined {
+    return this.tickets.get(ticketId);
+  }
+
+  get size(): number {
+    return this.tickets.size;
+  }
+
+  countsByState(): Readonly<Record<TicketStateKind, number>> {
+    return { ...this.counts };
+  }
+
+  /** A new ticket whose players the PlayerIndex has already given it. */
+  open(fields: Fields, initial: 'parked' | 'pooled', listener: TicketListener, persisted: boolean): Ticket {
+    if (this.tickets.has(fields.id)) throw new IllegalTicketMove(fields.id, this.tickets.get(fields.id)!.state.kind, 'open');
+    const entry: Entry = { ...fields, state: { kind: initial }, listener, persisted };
+    this.tickets.set(entry.id, entry);
+    this.counts[initial]++;
+    return entry;
+  }
+
+  /** Back to (or still) waiting in its factory: a competitive game that fell apart, a parked ticket admitted. */
+  pool(ticketId: string): Ticket {
+    return this.move(ticketId, ['parked', 'pooled', 'placing'], { kind: 'pooled' });
+  }
+
+  /** Joins a game creation. */
+  place(ticketId: string, creationId: string): Ticket {
+    return this.move(ticketId, ['parked', 'pooled'], { kind: 'placing', creationId, position: undefined });
+  }
+
+  /** Its creation waits in line at `position`. */
+  queued(ticketId: string, creationId: string, position: number): Ticket {
+    const entry = this.entry(ticketId);
+    if (entry.state.kind !== 'placing' || entry.state.creationId !== creationId) {
+      throw new IllegalTicketMove(ticketId, entry.state.kind, `queued in ${creationId}`);
+    }
+    entry.state = { kind: 'placing', creationId, position };
+    return entry;
+  }
+
+  /** Got its game. Its players are free to find another once they leave it. */
+  assign(ticketId: string, assignment: Assignment): Ticket {
+    const entry = this.move(ticketId, ['pooled', 'placing'], { kind: 'assigned', assignment });
+    this.unpersist(entry);
+    this.release(entry);
+    return entry;
+  }
+
+  /** Leaves the book: cancelled, expired, failed, or an assigned ticket's retention is over. */
+  end(ticketId: string, reason: EndReason): Ticket {
+    const entry = this.entry(ticketId);
+    if (reason === 'retention-over' ? entry.state.kind !== 'assigned' : entry.state.kind === 'assigned') {
+      throw new IllegalTicketMove(ticketId, entry.state.kind, `ended (${reason})`);
+    }
+    this.tickets.delete(ticketId);
+    this.counts[entry.state.kind]--;
+    this.unpersist(entry);
+    if (entry.state.kind !== 'assigned') this.release(entry);
+    return entry;
+  }
+
+  /** A new call took the ticket over (a retry); returns the listener it replaced. */
+  listen(ticketId: string, listener: TicketListener | undefined): TicketListener | undefined {
+    const entry = this.entry(ticketId);
+    const previous = entry.listener;
+    entry.listener = listener;
+    return previous;
+  }
+
+  /**
+   * Stores a ticket that has to wait. Tickets matched at once, or riding a creation already on
+   * its way to a server, are never written: the common case costs no disk write.
+   */
+  persist(ticketId: string): void {
+    const entry = this.entry(ticketId);
+    if (entry.persisted || !this.store || this.stopping) return;
+    entry.persisted = true;
+    this.store.save({ request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival });
+  }
+
+  /** The process is going down: what the store holds must survive as it is. */
+  beginShutdown(): void {
+    this.stopping = true;
+  }
+
+  private unpersist(entry: Entry): void {
+    if (!entry.persisted || this.stopping) return;
+    entry.persisted = false;
+    this.store?.remove(entry.id);
+  }
+
+  private release(entry: Entry): void {
+    const released = this.players.release(entry.id, entry.playerIds);
+    if (released instanceof Promise) released.catch((error: unknown) => this.log.warn({ err: error, ticketId: entry.id }, 'releasing players failed'));
+  }
+
+  private entry(ticketId: string): Entry {
+    const entry = this.tickets.get(ticketId);
+    if (!entry) throw new IllegalTicketMove(ticketId, 'absent', 'any state');
+    return entry;
+  }
+
+  private move(ticketId: string, from: readonly TicketStateKind[], to: TicketState): Entry {
+    const entry = this.entry(ticketId);
+    if (!from.includes(entry.state.kind)) throw new IllegalTicketMove(ticketId, entry.state.kind, to.kind);
+    this.counts[entry.state.kind]--;
+    this.counts[to.kind]++;
+    entry.state = to;
+    return entry;
+  }
+}

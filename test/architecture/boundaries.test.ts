@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Issue 10, "Layout that shows it" and "Edges on interfaces": the import rules, checked. */
+const ROOT = join(import.meta.dirname, '../..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'generated' ? [] : sources(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((m) => m[1]!);
+}
+
+const rel = (file: string) => relative(ROOT, file).replaceAll('\\', '/');
+
+describe('the layout', () => {
+  it('only the command line reaches the client-side code (clients/); the coordinator never does', () => {
+    const offenders = sources(join(ROOT, 'src'))
+      .filter((f) => rel(f) !== 'src/cli/main.ts')
+      .filter((f) => imports(f).some((i) => i.includes('/clients/')))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('client-side code imports only the generated contract from src/, never the coordinator', () => {
+    const offenders = sources(join(ROOT, 'clients'))
+      .filter((f) => imports(f).some((i) => i.includes('/src/') && !i.includes('/src/generated/')))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('transport, metrics and stats read the core through its edges, never the Coordinator class', () => {
+    const edgeDirs = ['src/transport', 'src/metrics'].map((d) => join(ROOT, d));
+    const offenders = [...edgeDirs.flatMap(sources), join(ROOT, 'src/coordinator/stats-query.ts')]
+      .filter((f) => imports(f).some((i) => /coordinator\/coordinator\.js$|\.\/coordinator\.js$/.test(i)))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+});
