@@ -52,6 +52,8 @@ export function registerSimulateCommand(program: Command): void {
       for (const r of report.ratings) {
         console.log(`${r.system}: ${(r.within2_5PercentAfter10Games * 100).toFixed(1)}% of ${r.playersWith10Games} players with 10+ games within 2.5% of the rating range of their true rank`);
       }
-      if (report.cooperative) console.log(`cooperative ${report.cooperative.factory}: ${(report.cooperative.fullShare * 100).toFixed(1)}% of games full`);
+      for (const c of [report.cooperative, ...report.cooperativeByRate]) {
+        if (c) console.log(`cooperative ${c.factory} at ${c.perSecond}/s (${c.playersPerCombination} players per act): ${(c.fullShare * 100).toFixed(1)}% of games full`);
+      }
     });
 }

@@ -70,6 +70,8 @@ export const scenarioSchema = z.strictObject({
       /** The cooperative template of factories.yaml. */
       factory: z.string().min(1),
       perSecond: z.number().positive(),
+      /** The same run at these arrival rates too: demand's size decides how full games stay. */
+      alsoPerSecond: z.array(z.number().positive()).default([]),
       sessionMinutes: z.number().positive(),
       hours: z.number().positive(),
       /** Matchable attribute -> values players pick from uniformly. */

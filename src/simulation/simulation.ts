@@ -43,6 +43,8 @@ export interface SimulationReport {
     readonly higherRatedWinRate: { hour: number; games: number; winRate: number }[];
   }[];
   readonly cooperative: CooperativeSummary | undefined;
+  /** The cooperative run again at the scenario's other arrival rates. */
+  readonly cooperativeByRate: CooperativeSummary[];
 }
 
 export interface SimulationInput {
@@ -90,7 +92,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
   const shownAt = scenario.frontier.rates.reduce((best, r) =>
     Math.abs(Math.log(r / scenario.arrivals.perSecond)) < Math.abs(Math.log(best / scenario.arrivals.perSecond)) ? r : best,
   );
-  const shownSettings = new Set(['first window 0.05 sd', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
+  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
   for (const rate of scenario.frontier.rates) {
     const pointMs = (scenario.frontier.tickets / rate) * 1000;
     for (const point of points) {
@@ -139,6 +141,10 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     progress(`cooperative: ${scenario.cooperative.factory}`);
     cooperative = runCooperative(scenario, config);
   }
+  const cooperativeByRate = (scenario.cooperative?.alsoPerSecond ?? []).map((rate) => {
+    progress(`cooperative: ${scenario.cooperative!.factory} at ${rate}/s`);
+    return runCooperative(scenario, config, rate);
+  });
 
   return roundReport({
     scenario: {
@@ -163,6 +169,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     goals: checkGoals(frontier),
     ratings,
     cooperative,
+    cooperativeByRate,
   });
 }
 
