@@ -52,7 +52,9 @@ describe('gamefactory simulate', () => {
     const again = runSimulation({ scenario, config: CONFIG });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(first.main.games).toBeGreaterThan(0);
+    expect(first.ratings.map((r) => r.system)).toEqual(['elo', 'glicko2', 'trueskill']);
     expect(first.ratings[0]?.errorByGames.length).toBeGreaterThan(0);
+    expect(first.main.matchedOn).toBe('true skill'); // the test config's duel names no ladder
     expect(first.cooperative?.gamesSampled).toBeGreaterThan(0);
     const other = runSimulation({ scenario: { ...scenario, seed: 8 }, config: CONFIG });
     expect(JSON.stringify(other.main)).not.toBe(JSON.stringify(first.main));
