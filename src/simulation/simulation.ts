@@ -132,7 +132,10 @@ export function runSimulation(input: SimulationInput): SimulationReport {
       errorByGames,
       within2_5PercentAfter10Games: ledger.error.withinAfter(10),
       playersWith10Games: errorByGames.filter((g) => g.games >= 10).reduce((s, g) => s + g.players, 0),
-      higherRatedWinRate: ledger.higherRatedWins.map((h) => ({ hour: h.hour, games: h.games, winRate: h.wins / h.games })),
+      // Hours of fewer than 100 decided games (the run's last instant) say nothing.
+      higherRatedWinRate: ledger.higherRatedWins
+        .filter((h) => h.games >= 100)
+        .map((h) => ({ hour: h.hour, games: h.games, winRate: h.wins / h.games })),
     };
   });
 
