@@ -8,7 +8,7 @@ import { runSimulation } from '../simulation/simulation.js';
 
 /**
  * `gamefactory simulate` (issue 13): a population through the real matchers in simulated time;
- * writes report.json and the SVG charts to --out. Rating systems plug in once src/ratings/ lands.
+ * writes report.json and the SVG charts to --out. Elo, Glicko-2 and TrueSkill rate every game.
  */
 export function registerSimulateCommand(program: Command): void {
   program
@@ -35,7 +35,6 @@ export function registerSimulateCommand(program: Command): void {
       const report = runSimulation({
         scenario,
         config,
-        ratingSystems: [],
         progress: (what) => console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`),
       });
       mkdirSync(opts.out, { recursive: true });
@@ -50,6 +49,11 @@ export function registerSimulateCommand(program: Command): void {
             `${Number.isNaN(goal.gapReduction) ? '-' : `${(goal.gapReduction * 100).toFixed(0)}% lower`} ${goal.met ? 'MET' : 'not met'}`,
         );
       }
-      if (report.cooperative) console.log(`cooperative ${report.cooperative.factory}: ${(report.cooperative.fullShare * 100).toFixed(1)}% of games full`);
+      for (const r of report.ratings) {
+        console.log(`${r.system}: ${(r.within2_5PercentAfter10Games * 100).toFixed(1)}% of ${r.playersWith10Games} players with 10+ games within 2.5% of the rating range of their true rank`);
+      }
+      for (const c of [report.cooperative, ...report.cooperativeByRate]) {
+        if (c) console.log(`cooperative ${c.factory} at ${c.perSecond}/s (${c.playersPerCombination} players per act): ${(c.fullShare * 100).toFixed(1)}% of games full`);
+      }
     });
 }

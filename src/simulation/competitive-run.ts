@@ -2,8 +2,8 @@ import type { LocalityConfig } from '../competitive/index.js';
 import { EventQueue } from './event-queue.js';
 import { trueLatencies } from './latency-model.js';
 import type { SimPlayer } from './population.js';
-import type { PlayerRating, RatingSystem } from './rating-system-contract.js';
-import { RatingError } from './rating-error.js';
+import { RatingLedger } from './rating-ledger.js';
+import type { RatingSystem } from './rating-system-contract.js';
 import { Sampler, streamSeed } from './sampling.js';
 import type { Scenario } from './scenario.js';
 import type { QueuedTicket, SimulatedQueue } from './queues/simulated-queue.js';
@@ -19,8 +19,10 @@ export interface CompetitiveRunOptions {
   readonly teamSize: number;
   /** Regions' locations: players' real latency, and pings for the share that measured them. */
   readonly locality: LocalityConfig;
-  /** When given, players are matched on its score() and rated after every game. */
-  readonly rating?: RatingSystem;
+  /** Systems that rate every game of the run (the same games for all). */
+  readonly ratings?: readonly RatingSystem[];
+  /** One of `ratings`: players are matched on its score(), windows widened by its uncertainty(); none = on true skill. */
+  readonly matchOn?: RatingSystem;
   /** Waits and gaps of games formed before this are left out (the queue filling up). */
   readonly warmupMs?: number;
 }
@@ -34,9 +36,8 @@ export interface CompetitiveRunLog {
   readonly games: number;
   readonly ticketsQueued: number;
   readonly unmatched: number;
-  /** Per simulated hour: games whose sides' mean scores differed, and how often the higher won. */
-  readonly higherRatedWins: { hour: number; games: number; wins: number }[];
-  readonly ratingError: RatingError | undefined;
+  /** One per rating system, in the order given. */
+  readonly ledgers: RatingLedger[];
 }
 
 interface Party {
@@ -52,7 +53,7 @@ interface Party {
  * session starts, and the whole run replays bit for bit.
  */
 export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLog {
-  const { scenario, population, queue, teams, teamSize, rating, locality } = options;
+  const { scenario, population, queue, teams, teamSize, locality } = options;
   const seed = scenario.seed;
   const arrivals = new Sampler(streamSeed(seed, 10));
   const parties = new Sampler(streamSeed(seed, 11));
@@ -68,6 +69,15 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     .map(([size, weight]) => [Number(size), weight] as const)
     .filter(([size]) => size <= teamSize);
   if (partySizes.length === 0) throw new Error(`scenario arrivals.partySizes: none fits a team of ${teamSize}`);
+  const partyWeights = partySizes.map(([, w]) => w);
+  // A player's real latencies never change: computed once, not at every ticket and game.
+  const latencyCache = new Array<ReadonlyMap<string, number> | undefined>(population.length);
+  const latenciesOf = (p: SimPlayer): ReadonlyMap<string, number> => (latencyCache[p.index] ??= trueLatencies(p, locality));
+  const bestLatency = new Float64Array(population.length).fill(NaN);
+  const bestLatencyOf = (p: SimPlayer): number => {
+    const known = bestLatency[p.index]!;
+    return Number.isNaN(known) ? (bestLatency[p.index] = bestOf(latenciesOf(p))) : known;
+  };
 
   const idle = population.map((p) => p.index);
   const idleAt = Int32Array.from(idle);
@@ -87,17 +97,19 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     idle.push(player.index);
   };
 
-  const ratings = new Map<string, PlayerRating>();
-  const ratingOf = (p: SimPlayer): PlayerRating => ratings.get(p.id) ?? rating!.initial();
-  const ratingError = rating ? new RatingError(population, rating, ratingOf) : undefined;
+  const ledgers = (options.ratings ?? []).map((system) => new RatingLedger(system, population));
+  const matchOn = options.matchOn === undefined ? undefined : ledgers.find((l) => l.system === options.matchOn);
+  if (options.matchOn !== undefined && matchOn === undefined) throw new Error('runCompetitive: matchOn must be one of ratings');
 
   const waiting = new Map<string, { party: Party; ticket: QueuedTicket }>();
   let ticketSeq = 0;
   const enqueue = (party: Party, at: number): void => {
-    const scores = party.players.map((p) => (rating ? rating.score(ratingOf(p)) : p.trueSkill));
-    const uncertainty = rating ? party.players.reduce((s, p) => s + rating.uncertainty(ratingOf(p)), 0) / party.players.length : 0;
+    const scores = party.players.map((p) => (matchOn ? matchOn.system.score(matchOn.of(p)) : p.trueSkill));
+    const uncertainty = matchOn
+      ? party.players.reduce((s, p) => s + matchOn.system.uncertainty(matchOn.of(p)), 0) / party.players.length
+      : 0;
     const lead = party.players[0]!;
-    const latencies = trueLatencies(lead, locality);
+    const latencies = latenciesOf(lead);
     const measured = parties.uniform() < scenario.population.measuredPingShare;
     const ticket: QueuedTicket = {
       id: `t${ticketSeq++}`,
@@ -106,10 +118,10 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
       score: scores.reduce((s, x) => s + x, 0) / scores.length,
       uncertainty,
       enqueuedAt: at,
-      latencyMs: measured ? latencies : new Map(),
+      latencyMs: measured ? latencies : NO_PINGS,
       location: lead.location,
       language: lead.language,
-      bestLatencyMs: Math.min(...latencies.values()),
+      bestLatencyMs: bestLatencyOf(lead),
     };
     waiting.set(ticket.id, { party, ticket });
     queue.arrive(ticket);
@@ -119,7 +131,6 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   const waitsMs: number[] = [];
   const gapsSigma: number[] = [];
   const latencyMs: number[] = [];
-  const hourly: { hour: number; games: number; wins: number }[] = [];
   let games = 0;
   let nextSessionAt = arrivals.exponential(1 / (sessionRate * peakFactor));
 
@@ -131,7 +142,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
       const hour = at / 3_600_000;
       const factor = curve ? 1 + curve.amplitude * Math.cos((2 * Math.PI * (hour - curve.peakHour)) / 24) : 1;
       if (arrivals.uniform() * peakFactor >= factor) continue;
-      const size = partySizes[parties.weighted(partySizes.map(([, w]) => w))]![0];
+      const size = partySizes[parties.weighted(partyWeights)]![0];
       const players: SimPlayer[] = [];
       for (let k = 0; k < size; k++) {
         const p = takeIdle();
@@ -165,42 +176,24 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
         gapsSigma.push((hi - lo) / sd);
         if (match.region !== undefined) {
           let worst = 0;
-          for (const p of players) worst = Math.max(worst, trueLatencies(p, locality).get(match.region) ?? Infinity);
+          for (const p of players) worst = Math.max(worst, latenciesOf(p).get(match.region) ?? Infinity);
           latencyMs.push(worst);
         }
       }
-      // Outcome from true skills; the higher-scored side by what the matcher saw.
-      const perf = sides.map((side) => {
-        const members = side.flatMap((w) => w.party.players);
-        return members.reduce((s, p) => s + outcomes.normal(p.trueSkill, scenario.population.performanceSd), 0) / members.length;
-      });
+      // Outcome from true skills: each player performs around their skill, a side at its mean.
+      const sidePlayers = sides.map((side) => side.flatMap((w) => w.party.players));
+      const perf = sidePlayers.map(
+        (members) => members.reduce((s, p) => s + outcomes.normal(p.trueSkill, scenario.population.performanceSd), 0) / members.length,
+      );
       const order = perf.map((_, i) => i).sort((a, b) => perf[b]! - perf[a]!);
       const ranks = new Array<number>(perf.length);
       order.forEach((side, place) => (ranks[side] = place));
-      const seen = sides.map((side) => {
-        const scores = side.flatMap((w) => w.ticket.playerScores);
-        return scores.reduce((s, x) => s + x, 0) / scores.length;
-      });
-      const top = seen.indexOf(Math.max(...seen));
-      if (seen.some((s) => s !== seen[top])) {
-        const hour = Math.floor(now / 3_600_000);
-        let row = hourly[hourly.length - 1];
-        if (row === undefined || row.hour !== hour) hourly.push((row = { hour, games: 0, wins: 0 }));
-        row.games += 1;
-        if (ranks[top] === 0) row.wins += 1;
-      }
-      if (rating) {
-        const teamIds = sides.map((side) => side.flatMap((w) => w.party.players.map((p) => p.id)));
-        const before = new Map(players.map((p) => [p.id, ratingOf(p)]));
-        const day = Math.floor(now / 86_400_000);
-        for (const [id, r] of rating.update({ teams: teamIds, ranks, day }, before)) ratings.set(id, r);
-      }
+      for (const ledger of ledgers) ledger.record(sidePlayers, ranks, now);
       const length = scenario.sessions.gameSeconds * 1000 * (0.5 + outcomes.uniform());
       for (const w of all) ends.push(now + length, w.party);
     }
-    if (ratingError && now % 3_600_000 === 0) ratingError.snapshot();
   }
-  if (ratingError) ratingError.snapshot();
+  for (const ledger of ledgers) ledger.error.snapshot();
   return {
     waitsMs,
     gapsSigma,
@@ -208,7 +201,15 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     games,
     ticketsQueued: ticketSeq,
     unmatched: queue.waiting,
-    higherRatedWins: hourly,
-    ratingError,
+    ledgers,
   };
+}
+
+/** Shared by every ticket that measured no pings; nobody writes to a ticket's pings. */
+const NO_PINGS: ReadonlyMap<string, number> = new Map();
+
+function bestOf(latencies: ReadonlyMap<string, number>): number {
+  let best = Infinity;
+  for (const ms of latencies.values()) best = Math.min(best, ms);
+  return best;
 }

@@ -8,6 +8,13 @@ import type { Scenario } from './scenario.js';
 export interface CooperativeSummary {
   readonly factory: string;
   readonly maxPlayers: number;
+  readonly perSecond: number;
+  /**
+   * Players in one combination of matchable values at steady state (Little's law: arrivals per
+   * second x session seconds / combinations). Holes open one departure at a time and close only
+   * when someone of the same combination arrives, so their count wanders like sqrt of this.
+   */
+  readonly playersPerCombination: number;
   readonly arrivals: number;
   /** Games open at the samples of the second half of the run (steady state). */
   readonly gamesSampled: number;
@@ -22,8 +29,8 @@ export interface CooperativeSummary {
  * room, start one (the server's CreateGame, without a server); they leave after an exponential
  * session and empty games end. Every minute of the second half the share of full games is sampled.
  */
-export function runCooperative(scenario: Scenario, config: CoordinatorConfig): CooperativeSummary {
-  const settings = scenario.cooperative!;
+export function runCooperative(scenario: Scenario, config: CoordinatorConfig, perSecond = scenario.cooperative!.perSecond): CooperativeSummary {
+  const settings = { ...scenario.cooperative!, perSecond };
   const template = config.templates.find((t) => t.name === settings.factory);
   if (template?.strategy.kind !== 'cooperative') throw new Error(`scenario cooperative.factory: "${settings.factory}" is not a cooperative template`);
   const { maxPlayers, order, reservationMs } = template.strategy.settings;
@@ -76,6 +83,9 @@ export function runCooperative(scenario: Scenario, config: CoordinatorConfig): C
   return {
     factory: settings.factory,
     maxPlayers,
+    perSecond,
+    playersPerCombination:
+      (perSecond * settings.sessionMinutes * 60) / keys.reduce((n, k) => n * settings.matchable[k]!.length, 1),
     arrivals,
     gamesSampled: sampled,
     fullShare: sampled === 0 ? NaN : full / sampled,

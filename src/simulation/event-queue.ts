@@ -9,7 +9,9 @@ export class EventQueue<T> {
     for (let i = heap.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
       if (!this.less(i, parent)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      const up = heap[parent]!;
+      heap[parent] = heap[i]!;
+      heap[i] = up;
       i = parent;
     }
   }
@@ -32,7 +34,9 @@ export class EventQueue<T> {
         if (l < heap.length && this.less(l, m)) m = l;
         if (r < heap.length && this.less(r, m)) m = r;
         if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        const down = heap[m]!;
+        heap[m] = heap[i]!;
+        heap[i] = down;
         i = m;
       }
     }

@@ -2,29 +2,33 @@ import type { SimPlayer } from './population.js';
 import type { PlayerRating, RatingSystem } from './rating-system-contract.js';
 
 /**
- * How far ratings are from the truth, by games played (issue 13): at each snapshot every player's
- * percentile by rating is compared with their percentile by true skill; the error of a player
- * with g games is |difference| (0..1 of the rating range's ranks). Kept per g up to MAX_GAMES
- * (the last bucket holds g >= MAX_GAMES), from the latest snapshot a player was seen in.
+ * How far ratings are from the truth, by games played (issue 13's "within 2.5% of the rating range
+ * of their true rank"). At a snapshot the ladder is every player with at least one game; a player
+ * whose true skill ranks k-th on it should hold the ladder's k-th rating, and their error is the
+ * distance to that rating as a share of the ladder's rating range (max - min). Kept per games
+ * played up to MAX_GAMES (the last bucket holds g >= MAX_GAMES), from the latest snapshot.
  */
 const MAX_GAMES = 50;
 
 export class RatingError {
-  private readonly trueRank: Float64Array;
   private latest: { games: number; error: number }[] = [];
 
   constructor(
     private readonly population: readonly SimPlayer[],
     private readonly system: RatingSystem,
     private readonly ratingOf: (p: SimPlayer) => PlayerRating,
-  ) {
-    this.trueRank = percentiles(population.map((p) => p.trueSkill));
-  }
+  ) {}
 
   snapshot(): void {
-    const ratings = this.population.map((p) => this.ratingOf(p));
-    const ratingRank = percentiles(ratings.map((r) => this.system.score(r)));
-    this.latest = ratings.map((r, i) => ({ games: r.games, error: Math.abs((ratingRank[i] as number) - (this.trueRank[i] as number)) }));
+    const ranked: { trueSkill: number; rating: number; games: number }[] = [];
+    for (const p of this.population) {
+      const r = this.ratingOf(p);
+      if (r.games > 0) ranked.push({ trueSkill: p.trueSkill, rating: this.system.score(r), games: r.games });
+    }
+    const ratings = Float64Array.from(ranked, (x) => x.rating).sort();
+    const range = ranked.length > 1 ? ratings[ratings.length - 1]! - ratings[0]! : 0;
+    ranked.sort((a, b) => a.trueSkill - b.trueSkill);
+    this.latest = ranked.map((x, k) => ({ games: x.games, error: range > 0 ? Math.abs(x.rating - ratings[k]!) / range : 0 }));
   }
 
   /** Mean error and share within `tolerance` per games played, from the latest snapshot. */
@@ -52,19 +56,4 @@ export class RatingError {
     }
     return n === 0 ? NaN : within / n;
   }
-}
-
-/** Mid-rank percentile in [0, 1] of each value (ties share their mean rank). */
-function percentiles(values: readonly number[]): Float64Array {
-  const n = values.length;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => values[a]! - values[b]!);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; ) {
-    let j = i;
-    while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j += 1;
-    const p = n === 1 ? 0.5 : (i + j) / 2 / (n - 1);
-    for (let k = i; k <= j; k++) out[order[k]!] = p;
-    i = j + 1;
-  }
-  return out;
 }

@@ -53,11 +53,25 @@ export const scenarioSchema = z.strictObject({
       tickets: z.number().int().min(100).default(20_000),
     })
     .default({ rates: [2, 20, 200], tickets: 20_000 }),
+  /**
+   * The rating systems that rate every game of the day (issue 12's Elo, Glicko-2, TrueSkill), with
+   * the parameters of the config's ladder of that system (the factory's own first), else defaults.
+   * matchOn: ladder = players are matched on the factory's ladder's ratings (as in production, a
+   * ticket without a score), true-skill = on their hidden skill.
+   */
+  ratings: z
+    .strictObject({
+      systems: z.array(z.enum(['elo', 'glicko2', 'trueskill'])).default(['elo', 'glicko2', 'trueskill']),
+      matchOn: z.enum(['ladder', 'true-skill']).default('ladder'),
+    })
+    .default({ systems: ['elo', 'glicko2', 'trueskill'], matchOn: 'ladder' }),
   cooperative: z
     .strictObject({
       /** The cooperative template of factories.yaml. */
       factory: z.string().min(1),
       perSecond: z.number().positive(),
+      /** The same run at these arrival rates too: demand's size decides how full games stay. */
+      alsoPerSecond: z.array(z.number().positive()).default([]),
       sessionMinutes: z.number().positive(),
       hours: z.number().positive(),
       /** Matchable attribute -> values players pick from uniformly. */

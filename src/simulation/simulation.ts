@@ -1,21 +1,27 @@
 import type { CompetitiveConfig, LocalityConfig } from '../competitive/index.js';
 import type { CoordinatorConfig } from '../config/config.js';
-import { runCompetitive, type CompetitiveRunLog } from './competitive-run.js';
+import { runCompetitive } from './competitive-run.js';
 import { runCooperative, type CooperativeSummary } from './cooperative-run.js';
 import { DEFAULT_ROUTE } from './latency-model.js';
 import { operatingPoints } from './operating-points.js';
 import { createPopulation } from './population.js';
 import { checkGoals, type FrontierPoint, type GoalCheck } from './quality-goals.js';
 import { GamefactoryQueue } from './queues/gamefactory-queue.js';
-import type { RatingSystem } from './rating-system-contract.js';
+import { runRatings } from './rating-systems.js';
 import { streamSeed } from './sampling.js';
 import type { Scenario } from './scenario.js';
 import { histogram, mean, quantile, round, summarize, type Summary } from './statistics.js';
 
 export interface SimulationReport {
   readonly scenario: { readonly seed: number; readonly factory: string; readonly perSecond: number; readonly durationHours: number; readonly players: number };
-  /** The factory as configured (regions, locality, soft preferences), matched on true skill. */
+  /**
+   * The day as production runs it: the factory as configured (regions, locality, soft
+   * preferences), players matched on its ladder's ratings (or true skill), every game rated by
+   * every system.
+   */
   readonly main: {
+    /** The rating system players were matched on, or 'true skill'. */
+    readonly matchedOn: string;
     readonly games: number;
     readonly ticketsQueued: number;
     readonly unmatched: number;
@@ -29,18 +35,21 @@ export interface SimulationReport {
   readonly goals: GoalCheck[];
   readonly ratings: {
     readonly system: string;
+    /** Mean error is a share of the ladder's rating range (see rating-error.ts). */
     readonly errorByGames: { games: number; players: number; meanError: number; withinTolerance: number }[];
+    /** Share of players with at least 10 games within 2.5% of the rating range of their true rank. */
     readonly within2_5PercentAfter10Games: number;
+    readonly playersWith10Games: number;
     readonly higherRatedWinRate: { hour: number; games: number; winRate: number }[];
   }[];
   readonly cooperative: CooperativeSummary | undefined;
+  /** The cooperative run again at the scenario's other arrival rates. */
+  readonly cooperativeByRate: CooperativeSummary[];
 }
 
 export interface SimulationInput {
   readonly scenario: Scenario;
   readonly config: CoordinatorConfig;
-  /** The built-in rating systems (src/ratings/ once merged); none = the ratings charts stay empty. */
-  readonly ratingSystems: readonly RatingSystem[];
   /** Called between runs, for a progress line; no effect on results. */
   readonly progress?: (what: string) => void;
 }
@@ -53,7 +62,7 @@ export function competitiveSettings(config: CoordinatorConfig, name: string): Co
 }
 
 export function runSimulation(input: SimulationInput): SimulationReport {
-  const { scenario, config, ratingSystems } = input;
+  const { scenario, config } = input;
   const progress = input.progress ?? (() => {});
   const factory = competitiveSettings(config, scenario.factory);
   const sd = scenario.population.skill.sd;
@@ -63,9 +72,13 @@ export function runSimulation(input: SimulationInput): SimulationReport {
   const durationMs = scenario.durationHours * 3_600_000;
   const base = { scenario, population, teams: factory.teams, teamSize: factory.teamSize, locality };
 
-  progress(`main run: ${scenario.arrivals.perSecond}/s for ${scenario.durationHours} h`);
+  const rated = runRatings(scenario, config);
+  const matchedOn = rated.matchOn?.name ?? 'true skill';
+  progress(`main run: ${scenario.arrivals.perSecond}/s for ${scenario.durationHours} h, matched on ${matchedOn}, rated by ${rated.systems.map((s) => s.name).join(', ')}`);
   const main = runCompetitive({
     ...base,
+    ratings: rated.systems,
+    matchOn: rated.matchOn,
     queue: new GamefactoryQueue(factory, streamSeed(scenario.seed, 2)),
     perSecond: scenario.arrivals.perSecond,
     durationMs,
@@ -79,7 +92,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
   const shownAt = scenario.frontier.rates.reduce((best, r) =>
     Math.abs(Math.log(r / scenario.arrivals.perSecond)) < Math.abs(Math.log(best / scenario.arrivals.perSecond)) ? r : best,
   );
-  const shownSettings = new Set(['first window 0.05 sd', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
+  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
   for (const rate of scenario.frontier.rates) {
     const pointMs = (scenario.frontier.tickets / rate) * 1000;
     for (const point of points) {
@@ -112,28 +125,17 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     }
   }
 
-  const ratings = ratingSystems.map((system) => {
-    progress(`ratings: ${system.name}`);
-    // The factory's gaps are in the scenario's skill units; a system whose initial uncertainty
-    // spans the population (Elo 350, TrueSkill 8.3) gets them in its own units.
-    const initialUncertainty = system.uncertainty(system.initial());
-    const scale = initialUncertainty > 0 ? initialUncertainty / sd : 1;
-    const scaled: CompetitiveConfig = {
-      ...factory,
-      expansion: factory.expansion.map((s) => ({ ...s, maxScoreGap: s.maxScoreGap === Infinity ? Infinity : s.maxScoreGap * scale })),
-    };
-    const log: CompetitiveRunLog = runCompetitive({
-      ...base,
-      queue: new GamefactoryQueue(scaled, streamSeed(scenario.seed, 4)),
-      perSecond: scenario.arrivals.perSecond,
-      durationMs,
-      rating: system,
-    });
+  const ratings = main.ledgers.map((ledger) => {
+    const errorByGames = ledger.error.byGames();
     return {
-      system: system.name,
-      errorByGames: log.ratingError!.byGames(),
-      within2_5PercentAfter10Games: log.ratingError!.withinAfter(10),
-      higherRatedWinRate: log.higherRatedWins.map((h) => ({ hour: h.hour, games: h.games, winRate: h.wins / h.games })),
+      system: ledger.system.name,
+      errorByGames,
+      within2_5PercentAfter10Games: ledger.error.withinAfter(10),
+      playersWith10Games: errorByGames.filter((g) => g.games >= 10).reduce((s, g) => s + g.players, 0),
+      // Hours of fewer than 100 decided games (the run's last instant) say nothing.
+      higherRatedWinRate: ledger.higherRatedWins
+        .filter((h) => h.games >= 100)
+        .map((h) => ({ hour: h.hour, games: h.games, winRate: h.wins / h.games })),
     };
   });
 
@@ -142,6 +144,10 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     progress(`cooperative: ${scenario.cooperative.factory}`);
     cooperative = runCooperative(scenario, config);
   }
+  const cooperativeByRate = (scenario.cooperative?.alsoPerSecond ?? []).map((rate) => {
+    progress(`cooperative: ${scenario.cooperative!.factory} at ${rate}/s`);
+    return runCooperative(scenario, config, rate);
+  });
 
   return roundReport({
     scenario: {
@@ -152,6 +158,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
       players: scenario.population.players,
     },
     main: {
+      matchedOn,
       games: main.games,
       ticketsQueued: main.ticketsQueued,
       unmatched: main.unmatched,
@@ -165,6 +172,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     goals: checkGoals(frontier),
     ratings,
     cooperative,
+    cooperativeByRate,
   });
 }
 

@@ -5,7 +5,6 @@ import { createPopulation } from '../../src/simulation/population.js';
 import { RandomPairingQueue } from '../../src/simulation/queues/random-pairing-queue.js';
 import { SkillBucketQueue } from '../../src/simulation/queues/skill-bucket-queue.js';
 import type { QueuedTicket } from '../../src/simulation/queues/simulated-queue.js';
-import type { PlayerRating, RatingSystem } from '../../src/simulation/rating-system-contract.js';
 import { parseScenario } from '../../src/simulation/scenario.js';
 import { runSimulation } from '../../src/simulation/simulation.js';
 
@@ -46,34 +45,18 @@ frontier: { rates: [2, 20], tickets: 300 }
 cooperative: { factory: coop, perSecond: 1, sessionMinutes: 5, hours: 0.5, matchable: { act: [1, 2] } }
 `;
 
-/** A tiny stand-in rating system (the real ones live in src/ratings/): +-16 points per game, no uncertainty. */
-const standIn: RatingSystem = {
-  name: 'elo',
-  initial: (): PlayerRating => ({ mean: 1500, deviation: 200, games: 0 }),
-  update(outcome, ratings) {
-    const next = new Map<string, PlayerRating>();
-    outcome.teams.forEach((team, i) => {
-      for (const id of team) {
-        const r = ratings.get(id)!;
-        next.set(id, { ...r, mean: r.mean + (outcome.ranks[i] === 0 ? 16 : -16), games: r.games + 1 });
-      }
-    });
-    return next;
-  },
-  score: (r) => r.mean,
-  uncertainty: () => 0,
-};
-
 describe('gamefactory simulate', () => {
   it('gives the same report, to the last digit, for the same seed; another seed differs', () => {
     const scenario = parseScenario(SCENARIO);
-    const first = runSimulation({ scenario, config: CONFIG, ratingSystems: [standIn] });
-    const again = runSimulation({ scenario, config: CONFIG, ratingSystems: [standIn] });
+    const first = runSimulation({ scenario, config: CONFIG });
+    const again = runSimulation({ scenario, config: CONFIG });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(first.main.games).toBeGreaterThan(0);
+    expect(first.ratings.map((r) => r.system)).toEqual(['elo', 'glicko2', 'trueskill']);
     expect(first.ratings[0]?.errorByGames.length).toBeGreaterThan(0);
+    expect(first.main.matchedOn).toBe('true skill'); // the test config's duel names no ladder
     expect(first.cooperative?.gamesSampled).toBeGreaterThan(0);
-    const other = runSimulation({ scenario: { ...scenario, seed: 8 }, config: CONFIG, ratingSystems: [] });
+    const other = runSimulation({ scenario: { ...scenario, seed: 8 }, config: CONFIG });
     expect(JSON.stringify(other.main)).not.toBe(JSON.stringify(first.main));
   });
 
