@@ -42,8 +42,8 @@ export class OpenGameIndex {
    * directly, so later moves need no hash look-up and games sharing a subset share one key string.
    */
   enter(game: GameRecord, subsetKeys: readonly string[]): void {
-    const subsets: OpenSlotBuckets[] = [];
-    for (const subsetKey of subsetKeys) {
+    // map() allocates the array at its final length (push would leave room for 17).
+    const subsets = subsetKeys.map((subsetKey) => {
       let subset = this.subsets.get(subsetKey);
       if (subset === undefined) {
         subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
@@ -52,8 +52,8 @@ export class OpenGameIndex {
         this.unusedSubsets--;
       }
       subset.members++;
-      subsets.push(subset);
-    }
+      return subset;
+    });
     game.subsets = subsets;
     game.present = new Array<number>(subsets.length).fill(0);
     game.indexedSlots = 0;
