@@ -38,11 +38,11 @@ for (let rep = 0; rep < reps; rep++) {
     { now: () => performance.now(), random: seededRandom(rep) },
   );
   for (const ticket of tickets) matcher.add(ticket);
-  if (session !== undefined) await session.post('Profiler.start');
+  if (session !== undefined && rep === reps - 1) await session.post("Profiler.start");
   const start = performance.now();
   const games = matcher.formGames(0).length;
   batch.push(performance.now() - start);
-  if (session !== undefined && profileTo !== undefined) {
+  if (session !== undefined && profileTo !== undefined && rep === reps - 1) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(profileTo, JSON.stringify(profile));
   }

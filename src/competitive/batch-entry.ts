@@ -66,13 +66,38 @@ export function sortedBatchEntries(
   now: number,
 ): BatchEntry[] {
   const n = tickets.length;
+  // Everything an entry holds is read from the tickets here, in pool order (sequential in
+  // memory); the entries are then made in sorted order from these arrays alone, without chasing
+  // each ticket's pointers again in an order that jumps around the heap.
   const scores = new Float64Array(n);
-  for (let k = 0; k < n; k++) scores[k] = partyScore(tickets[k] as CompetitiveTicket);
+  const sizes = new Int32Array(n);
+  const waits = new Float64Array(n);
+  const gaps = new Float64Array(n);
+  const latencies = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const ticket = tickets[k] as CompetitiveTicket;
+    scores[k] = partyScore(ticket);
+    sizes[k] = ticket.players.length;
+    const waitMs = Math.max(0, now - ticket.enqueuedAt);
+    const step = schedule.stepFor(waitMs);
+    waits[k] = waitMs;
+    gaps[k] = step.maxScoreGap;
+    latencies[k] = step.maxLatencyMs;
+  }
   const order = radixOrder(scores);
   const entries: BatchEntry[] = [];
   for (let k = 0; k < n; k++) {
     const at = order[k] as number;
-    entries.push(toBatchEntry(tickets[at] as CompetitiveTicket, schedule, now, k, scores[at] as number));
+    // Same fields in the same order as toBatchEntry, so every entry has one shape.
+    entries.push({
+      ticket: tickets[at] as CompetitiveTicket,
+      index: k,
+      size: sizes[at] as number,
+      score: scores[at] as number,
+      waitMs: waits[at] as number,
+      maxScoreGap: gaps[at] as number,
+      maxLatencyMs: latencies[at] as number,
+    });
   }
   return entries;
 }
