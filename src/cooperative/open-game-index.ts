@@ -15,7 +15,8 @@ import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.
  * and its release touch only the queried subset's small heap instead of all 2^a heaps, whose big
  * ones (the empty subset holds every game) missed the cache at every level at 100k games (issue
  * 15: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
- * once, and a game keeps at most MAX_PLACES places per subset, so stale items stay bounded.
+ * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
+ * they stay bounded by open games.
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
