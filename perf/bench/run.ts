@@ -10,6 +10,11 @@ import { describeReport, writeReport, type SuiteResult } from './report.js';
 import { loadSuites, runSuite } from './suites.js';
 
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  // Without this, `--help` ran every suite (it is neither --quick nor a filter).
+  console.log('usage: npm run bench [-- --quick] [-- filter]   (filter: part of a perf/bench/*.bench.ts file or suite name)');
+  process.exit(0);
+}
 const quick = args.includes('--quick');
 const filter = args.find((arg) => !arg.startsWith('--')) ?? '';
 const resultsDirectory = fileURLToPath(new URL('../results/', import.meta.url));

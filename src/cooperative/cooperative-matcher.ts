@@ -138,20 +138,20 @@ export class CooperativeMatcher {
   playerJoined(gameId: string, playerId: string, now: number): void {
     void now;
     const game = this.require(gameId);
-    this.update(game, () => {
-      game.players.add(playerId);
-      this.consumeSeat(game, playerId);
-    });
+    this.beforeChange(game);
+    game.players.add(playerId);
+    this.consumeSeat(game, playerId);
+    this.afterChange(game);
   }
 
   /** A player left (or never arrived): frees their seat, or the seat still promised to them. */
   playerLeft(gameId: string, playerId: string, now: number): void {
     void now;
     const game = this.require(gameId);
-    this.update(game, () => {
-      game.players.delete(playerId);
-      this.consumeSeat(game, playerId);
-    });
+    this.beforeChange(game);
+    game.players.delete(playerId);
+    this.consumeSeat(game, playerId);
+    this.afterChange(game);
   }
 
   /** Matchable attributes changed during play (act, quest step...). Replaces them all. */
@@ -168,9 +168,9 @@ export class CooperativeMatcher {
 
   setOpen(gameId: string, open: boolean): void {
     const game = this.require(gameId);
-    this.update(game, () => {
-      game.open = open;
-    });
+    this.beforeChange(game);
+    game.open = open;
+    this.afterChange(game);
   }
 
   /**
@@ -247,22 +247,22 @@ export class CooperativeMatcher {
       expiresAt: now + this.config.reservationMs,
       heapIndex: -1,
     };
-    this.update(game, () => {
-      for (const playerId of playerIds) {
-        // One player can sit only once: a newer promise in the same game replaces the older one.
-        this.consumeSeat(game, playerId);
-        game.promiseSeat(playerId, reservation);
-      }
-    });
+    this.beforeChange(game);
+    for (const playerId of playerIds) {
+      // One player can sit only once: a newer promise in the same game replaces the older one.
+      this.consumeSeat(game, playerId);
+      game.promiseSeat(playerId, reservation);
+    }
+    this.afterChange(game);
     this.reservations.add(reservation);
   }
 
   private release(reservation: Reservation): void {
     const game = reservation.game;
-    this.update(game, () => {
-      for (const playerId of reservation.pendingPlayers) game.freeSeat(playerId);
-      reservation.pendingPlayers.clear();
-    });
+    this.beforeChange(game);
+    for (const playerId of reservation.pendingPlayers) game.freeSeat(playerId);
+    reservation.pendingPlayers.clear();
+    this.afterChange(game);
     this.reservations.delete(reservation);
   }
 
@@ -275,10 +275,15 @@ export class CooperativeMatcher {
     if (reservation.pendingPlayers.size === 0) this.reservations.delete(reservation);
   }
 
-  /** Applies a change to players, seats or the open flag and re-positions the game. */
-  private update(game: GameRecord, change: () => void): void {
+  /**
+   * Around a change to players, seats or the open flag: counts the game out of the totals, then
+   * back in and re-positions it (a pair of calls, not a callback: reserve is the hot path).
+   */
+  private beforeChange(game: GameRecord): void {
     this.totals.count(game, -1);
-    change();
+  }
+
+  private afterChange(game: GameRecord): void {
     this.totals.count(game, 1);
     this.openGames.place(game, this.indexedSlots(game));
   }
@@ -307,7 +312,7 @@ export class CooperativeMatcher {
     if (playerIds.length < 1 || playerIds.length > this.config.maxPlayers) {
       throw new Error(`a party must have 1 to ${this.config.maxPlayers} players, got ${playerIds.length}`);
     }
-    if (new Set(playerIds).size !== playerIds.length) throw new Error(`party lists a player twice: ${playerIds.join(', ')}`);
+    if (playerIds.length > 1 && new Set(playerIds).size !== playerIds.length) throw new Error(`party lists a player twice: ${playerIds.join(', ')}`);
     if (this.reservations.get(token) !== undefined) throw new Error(`reservation token '${token}' is already in use`);
   }
 

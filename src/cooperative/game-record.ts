@@ -8,8 +8,16 @@ import type { HeapItem } from '../collections/indexed-heap.js';
 export class GameRecord {
   /** Promised seats, by player; allocated only while there are some (most games have none). */
   private seatMap: Map<string, Reservation> | undefined;
-  /** One entry per subset of the game's matchable attributes (see OpenGameIndex). */
-  subsetEntries: SubsetEntry[] = [];
+  /**
+   * The open-game index's view of the game (see OpenGameIndex): the buckets of every subset of
+   * its matchable attributes, a bitmask per subset of the open-slot buckets it physically sits in,
+   * those places, and the bucket it belongs in now (0: closed or full). Kept on the game, in two
+   * small arrays, so a move that finds its places already there reads one object, not 2^a.
+   */
+  subsets: object[] = [];
+  present: number[] = [];
+  bucketItems: BucketItem[] = [];
+  indexedSlots = 0;
   /** Positions in the start-time orders used for min/max duration stats. */
   readonly newestFirst: StartEntry = { game: this, heapIndex: -1 };
   readonly oldestFirst: StartEntry = { game: this, heapIndex: -1 };
@@ -52,13 +60,14 @@ export interface Reservation extends HeapItem {
   readonly expiresAt: number;
 }
 
-/** The game's place among the open games of one attribute subset (see OpenGameIndex). */
-export interface SubsetEntry extends HeapItem {
+/** One physical place of a game in the heap of one open-slot bucket of one attribute subset. */
+export interface BucketItem extends HeapItem {
   readonly game: GameRecord;
-  /** The subset's buckets, shared by every game with that subset; opaque outside OpenGameIndex. */
-  readonly subset: object;
-  /** Open slots of the bucket the entry sits in; 0 when not indexed (closed or full). */
-  slots: number;
+  /** Position of the subset in the game's `subsets`. */
+  readonly subset: number;
+  readonly slots: number;
+  /** Position in the game's `bucketItems`, so dropping it needs no search. */
+  listIndex: number;
 }
 
 export interface StartEntry extends HeapItem {

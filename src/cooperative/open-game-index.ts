@@ -1,5 +1,5 @@
 import { IndexedHeap } from '../collections/indexed-heap.js';
-import { newerGameFirst, type GameRecord, type SubsetEntry } from './game-record.js';
+import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
@@ -7,16 +7,30 @@ import { newerGameFirst, type GameRecord, type SubsetEntry } from './game-record
  * slots"; issue 3). A query names one subset, so finding the best game is one hash look-up plus
  * at most maxPlayers bucket peeks, whatever the number of games; moving a game between buckets
  * costs O(2^a log n) for a game with a matchable attributes.
+ *
+ * A game leaving a bucket for another with room (a seat promised, a player joining) stays in the
+ * old bucket's heap, stale (its `indexedSlots` differ), until it surfaces at the top of that
+ * heap (dropped by `best`) or comes back (a promise released: nothing to do). Every stale item
+ * was pushed once and is popped at most once, so the amortised cost is the same, but a reserve
+ * and its release touch only the queried subset's small heap instead of all 2^a heaps, whose big
+ * ones (the empty subset holds every game) missed the cache at every level at 100k games (issue
+ * 15: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
+ * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
+ * they stay bounded by open games.
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
+  /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
+  private readonly lazy: boolean;
 
   constructor(
     private readonly maxPlayers: number,
     private readonly order: 'fill' | 'spread',
-  ) {}
+  ) {
+    this.lazy = maxPlayers < PRESENT_BITS;
+  }
 
   /** Number of distinct attribute subsets among the factory's games. */
   get subsetCount(): number {
@@ -24,12 +38,13 @@ export class OpenGameIndex {
   }
 
   /**
-   * Gives a game one entry per subset of its attributes (keys from SubsetKeys.ofEverySubset),
-   * not yet in any bucket. Entries hold their subset's buckets directly, so later moves need
-   * no hash look-up and games sharing a subset share one key string.
+   * Gives a game the buckets of every subset of its attributes (keys from
+   * SubsetKeys.ofEverySubset), not yet in any bucket. The game holds its subsets' buckets
+   * directly, so later moves need no hash look-up and games sharing a subset share one key string.
    */
   enter(game: GameRecord, subsetKeys: readonly string[]): void {
-    game.subsetEntries = subsetKeys.map((subsetKey) => {
+    // map() allocates the array at its final length (push would leave room for 17).
+    const subsets = subsetKeys.map((subsetKey) => {
       let subset = this.subsets.get(subsetKey);
       if (subset === undefined) {
         subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
@@ -38,17 +53,21 @@ export class OpenGameIndex {
         this.unusedSubsets--;
       }
       subset.members++;
-      return { game, subset, slots: 0, heapIndex: -1 };
+      return subset;
     });
+    game.subsets = subsets;
+    game.present = new Array<number>(subsets.length).fill(0);
+    game.indexedSlots = 0;
   }
 
   /** Takes a game out entirely (it ended, or its attributes are about to change). */
   leave(game: GameRecord): void {
     this.place(game, 0);
-    for (const entry of game.subsetEntries) {
-      if (--(entry.subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
+    for (const subset of game.subsets) {
+      if (--(subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
-    game.subsetEntries = [];
+    game.subsets = [];
+    game.present = [];
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
     // same key (one game toggling a quest) makes every look-up of it walk a growing chain.
@@ -59,15 +78,28 @@ export class OpenGameIndex {
   }
 
   /**
-   * Puts every subset entry of the game into the bucket for `slots` open slots, or takes them
-   * out when `slots` is 0 (closed or full games are never matched).
+   * Puts the game, under every subset of its attributes, into the bucket for `slots` open
+   * slots, or takes it out of every bucket when `slots` is 0 (closed or full games are never
+   * matched).
    */
   place(game: GameRecord, slots: number): void {
-    for (const entry of game.subsetEntries) {
-      if (entry.slots === slots) continue;
-      const subset = entry.subset as OpenSlotBuckets;
-      if (entry.slots > 0) subset.delete(entry);
-      if (slots > 0) subset.add(entry, slots);
+    if (game.indexedSlots === slots) return;
+    game.indexedSlots = slots;
+    if (slots === 0 || !this.lazy) {
+      for (const item of game.bucketItems) (game.subsets[item.subset] as OpenSlotBuckets).unheap(item);
+      game.bucketItems.length = 0;
+      game.present.fill(0);
+      if (slots === 0) return;
+    } else if (game.bucketItems.length >= MAX_PLACES * game.subsets.length) {
+      this.dropStale(game);
+    }
+    const { present, subsets } = game;
+    const bit = this.lazy ? 1 << slots : 0;
+    for (let s = 0; s < subsets.length; s++) {
+      if (((present[s] as number) & bit) !== 0) continue;
+      const item = (subsets[s] as OpenSlotBuckets).add(game, s, slots, game.bucketItems.length);
+      game.bucketItems.push(item);
+      present[s] = (present[s] as number) | bit;
     }
   }
 
@@ -75,15 +107,14 @@ export class OpenGameIndex {
   best(subsetKey: string, partySize: number): GameRecord | undefined {
     const buckets = this.subsets.get(subsetKey);
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
-    const { bySlots } = buckets;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = bySlots[slots]?.peek();
+        const top = buckets.top(slots);
         if (top !== undefined) return top.game;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = bySlots[slots]?.peek();
+        const top = buckets.top(slots);
         if (top !== undefined) return top.game;
       }
     }
@@ -98,19 +129,27 @@ export class OpenGameIndex {
       buckets.bySlots.forEach((heap, slots) => {
         if (heap === undefined || heap.size === 0) return;
         if (!heap.isValid()) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
-        const ids = [...heap].sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((e) => e.game.gameId);
+        const live = [...heap].filter((item) => item.game.indexedSlots === slots);
+        if (live.length === 0) return;
+        const ids = live.sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((item) => item.game.gameId);
         bySlots.set(slots, ids);
       });
       if (bySlots.size > 0) result.set(subsetKey, bySlots);
     }
     return result;
   }
+
+  private dropStale(game: GameRecord): void {
+    for (const item of [...game.bucketItems]) {
+      if (item.slots !== game.indexedSlots) (game.subsets[item.subset] as OpenSlotBuckets).remove(item);
+    }
+  }
 }
 
 /** The open games of one attribute subset, one newest-first heap per number of open slots. */
 class OpenSlotBuckets {
-  /** Index = open slots (1..maxPlayers); created on first use. */
-  readonly bySlots: (IndexedHeap<SubsetEntry> | undefined)[];
+  /** Index = open slots (1..maxPlayers); created on first use. May hold stale places (see place). */
+  readonly bySlots: (IndexedHeap<BucketItem> | undefined)[];
   /** Games that have this subset, in a bucket or not (closed, full). */
   members = 0;
 
@@ -118,27 +157,57 @@ class OpenSlotBuckets {
     readonly subsetKey: string,
     maxPlayers: number,
   ) {
-    this.bySlots = new Array<IndexedHeap<SubsetEntry> | undefined>(maxPlayers + 1);
+    this.bySlots = new Array<IndexedHeap<BucketItem> | undefined>(maxPlayers + 1);
   }
 
-  add(entry: SubsetEntry, slots: number): void {
+  add(game: GameRecord, subset: number, slots: number, listIndex: number): BucketItem {
     let heap = this.bySlots[slots];
     if (heap === undefined) {
-      heap = new IndexedHeap<SubsetEntry>(newerEntryFirst);
+      heap = new IndexedHeap<BucketItem>(newerItemFirst);
       this.bySlots[slots] = heap;
     }
-    heap.push(entry);
-    entry.slots = slots;
+    const item: BucketItem = { game, subset, slots, heapIndex: -1, listIndex };
+    heap.push(item);
+    return item;
   }
 
-  delete(entry: SubsetEntry): void {
-    const heap = this.bySlots[entry.slots];
-    if (heap === undefined) throw new Error(`open-game bucket ${entry.slots} is missing`);
-    heap.remove(entry);
-    entry.slots = 0;
+  /** The best game that belongs in this bucket now, dropping stale places above it. */
+  top(slots: number): BucketItem | undefined {
+    const heap = this.bySlots[slots];
+    if (heap === undefined) return undefined;
+    for (let item = heap.peek(); item !== undefined; item = heap.peek()) {
+      if (item.game.indexedSlots === slots) return item;
+      this.remove(item);
+    }
+    return undefined;
+  }
+
+  /** Takes a place out of its heap only (the caller resets the game's lists). */
+  unheap(item: BucketItem): void {
+    const heap = this.bySlots[item.slots];
+    if (heap === undefined) throw new Error(`open-game bucket ${item.slots} is missing`);
+    heap.remove(item);
+  }
+
+  /** Takes a place out of its heap and off its game's lists. */
+  remove(item: BucketItem): void {
+    this.unheap(item);
+    const { game } = item;
+    const items = game.bucketItems;
+    const last = items.pop() as BucketItem;
+    if (last !== item) {
+      items[item.listIndex] = last;
+      last.listIndex = item.listIndex;
+    }
+    game.present[item.subset] = (game.present[item.subset] as number) & ~(1 << item.slots);
   }
 }
 
-function newerEntryFirst(a: SubsetEntry, b: SubsetEntry): boolean {
+function newerItemFirst(a: BucketItem, b: BucketItem): boolean {
   return newerGameFirst(a.game, b.game);
 }
+
+/** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
+const MAX_PLACES = 3;
+/** Open-slot counts the per-subset bitmask can hold; bigger games move eagerly. */
+const PRESENT_BITS = 31;

@@ -29,6 +29,8 @@ export class SubsetKeys {
 
   /** The key a query looks up. The empty query (all wildcards) is ''. */
   ofQuery(query: AttributeSet): string {
+    // One attribute (the common selective query) needs no sort and no scratch arrays.
+    if (query.size === 1) for (const [key, value] of query) return part(this.position(key), value);
     const parts: [number, string][] = [];
     for (const [key, value] of query) parts.push([this.position(key), part(this.position(key), value)]);
     parts.sort((a, b) => a[0] - b[0]);

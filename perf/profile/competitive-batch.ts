@@ -1,0 +1,56 @@
+/**
+ * One competitive batch of n solo tickets, as the competitive bench times it, beside the bare sort
+ * of the same scores (perf/PROFILE.md). With CPU_PROFILE=file.cpuprofile the batches alone are
+ * profiled through the inspector:
+ *   npx tsx perf/profile/competitive-batch.ts [n=100000] [teamSize=1] [reps=5]
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { CompetitiveMatcher, seededRandom, type CompetitiveTicket } from '../../src/competitive/index.js';
+
+const n = Number(process.argv[2] ?? 100_000);
+const teamSize = Number(process.argv[3] ?? 1);
+const reps = Number(process.argv[4] ?? 5);
+
+const random = seededRandom(n + teamSize);
+const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+const tickets: CompetitiveTicket[] = Array.from({ length: n }, (_, k) => {
+  const score = normal();
+  return { ticketId: `t${k}`, players: [{ playerId: `t${k}`, score }], enqueuedAt: -Math.floor(random() * 40_000), latencyMs: new Map(), preferredMaps: [], vetoedMaps: [] };
+});
+const expansion = [
+  { afterMs: 0, maxScoreGap: 0.1, maxLatencyMs: Infinity },
+  { afterMs: 10_000, maxScoreGap: 0.3, maxLatencyMs: Infinity },
+  { afterMs: 30_000, maxScoreGap: 1, maxLatencyMs: Infinity },
+];
+
+const profileTo = process.env['CPU_PROFILE'];
+const session = profileTo === undefined ? undefined : new Session();
+if (session !== undefined) {
+  session.connect();
+  await session.post('Profiler.enable');
+}
+const batch: number[] = [];
+const sort: number[] = [];
+for (let rep = 0; rep < reps; rep++) {
+  const matcher = new CompetitiveMatcher(
+    { teams: 2, teamSize, batch: { maxTickets: 1_000, intervalMs: 1_000 }, expansion, hillClimbBudgetMs: 100, teamScore: 'mean', maps: [], regions: [] },
+    { now: () => performance.now(), random: seededRandom(rep) },
+  );
+  for (const ticket of tickets) matcher.add(ticket);
+  if (session !== undefined && rep === reps - 1) await session.post("Profiler.start");
+  const start = performance.now();
+  const games = matcher.formGames(0).length;
+  batch.push(performance.now() - start);
+  if (session !== undefined && profileTo !== undefined && rep === reps - 1) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(profileTo, JSON.stringify(profile));
+  }
+  const scores = tickets.map((t) => t.players[0]?.score ?? 0);
+  const sortStart = performance.now();
+  scores.sort((a, b) => a - b);
+  sort.push(performance.now() - sortStart);
+  if (rep === reps - 1) console.log(`${games} games`);
+}
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+console.log(`n=${n} ${teamSize}v${teamSize}: batch ${median(batch).toFixed(1)} ms, sort ${median(sort).toFixed(1)} ms, ratio ${(median(batch) / median(sort)).toFixed(2)}x`);

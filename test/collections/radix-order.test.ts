@@ -1,0 +1,34 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { radixOrder } from '../../src/collections/radix-order.js';
+
+/** The order radixOrder promises: ascending key, ties (−0 and +0 included) by index. */
+function comparatorOrder(keys: readonly number[]): number[] {
+  return keys.map((_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number) || a - b);
+}
+
+describe('radixOrder', () => {
+  it('orders finite keys as a stable comparator sort does, ties by index', () => {
+    const key = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(0, -0, 1, -1, 0.5, -0.5, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE),
+      fc.integer({ min: -3, max: 3 }),
+    );
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 300 }), (keys) => {
+        expect([...radixOrder(Float64Array.from(keys))]).toEqual(comparatorOrder(keys));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders a large batch of normal-like scores, where the high digits are shared and skipped', () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => Math.sin(i * 12.9898) * 3 + (i % 7 === 0 ? 0 : 1e-9 * i));
+    expect([...radixOrder(Float64Array.from(keys))]).toEqual(comparatorOrder(keys));
+  });
+
+  it('handles the empty and the single-key batch', () => {
+    expect([...radixOrder(new Float64Array(0))]).toEqual([]);
+    expect([...radixOrder(Float64Array.of(-0))]).toEqual([0]);
+  });
+});
