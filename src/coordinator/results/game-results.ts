@@ -30,6 +30,9 @@ const DAY_MS = 86_400_000;
  * the store has it; a refusal is returned as `CODE: message` for the coordinator's `rejected`.
  */
 export class GameResults {
+  /** Results being recorded, by game id: a repeat meanwhile is acknowledged after the original. */
+  private readonly recording = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly deps: CoreDeps,
     private readonly roster: ServerRoster,
@@ -48,7 +51,7 @@ export class GameResults {
     const game = this.roster.rankedGame(gameId);
     // Forgotten (its result is in, or it ended before a restart): a repeat is acknowledged, not applied.
     if (!game && gameId !== '' && [...this.ladders.keys()].some((ladder) => this.store.hasResult(ladder, gameId))) {
-      this.ack(serverId, gameId, false, 'already applied');
+      this.repeated(serverId, gameId);
       return undefined;
     }
     try {
@@ -60,7 +63,7 @@ export class GameResults {
     const ladder = this.ladders.get(game!.ladder)!;
     const name = ladder.config.name;
     if (this.store.hasResult(name, gameId)) {
-      this.ack(serverId, gameId, false, 'already applied');
+      this.repeated(serverId, gameId);
       return undefined;
     }
     const now = this.deps.now();
@@ -75,7 +78,7 @@ export class GameResults {
     this.roster.resultIn(gameId);
     // A game that did not count is still recorded, so its repeat is known as one.
     const ratings = rated.counted ? rated.ratings : new Map<string, PlayerRating>();
-    this.store.recordResult({ ladder: name, gameId, at: now, ratings }).then(
+    const recorded = this.store.recordResult({ ladder: name, gameId, at: now, ratings }).then(
       (recorded) => {
         this.deps.log.info({ serverId, gameId, ladder: name, counted: rated.counted, recorded }, 'game result');
         this.ack(serverId, gameId, recorded && rated.counted, !recorded ? 'already applied' : rated.counted ? '' : rated.reason);
@@ -85,7 +88,16 @@ export class GameResults {
         this.roster.send(serverId, { kind: 'rejected', reason: `gameResult: UNAVAILABLE: game_result: the rating store could not record game "${gameId}"` });
       },
     );
+    this.recording.set(gameId, recorded);
+    void recorded.finally(() => this.recording.delete(gameId));
     return undefined;
+  }
+
+  /** A repeat is acknowledged, not applied; after the original's own ack while that is still being recorded. */
+  private repeated(serverId: string, gameId: string): void {
+    const original = this.recording.get(gameId);
+    if (original) void original.then(() => this.ack(serverId, gameId, false, 'already applied'));
+    else this.ack(serverId, gameId, false, 'already applied');
   }
 
   private ack(serverId: string, gameId: string, applied: boolean, reason: string): void {
