@@ -3,6 +3,8 @@ import {
   GameServerLinkClient,
   type CoordinatorMessage,
   type CreateGame,
+  type GameResult,
+  type GameResultAck,
   type ReserveSeats,
   type RunningGame,
   type ServerMessage,
@@ -39,6 +41,8 @@ export interface HostedGame {
 export class GameServerConnection {
   readonly games = new Map<string, HostedGame>();
   readonly rejections: string[] = [];
+  /** GameResultAck answers, in arrival order. */
+  readonly resultAcks: GameResultAck[] = [];
   readonly orders: CoordinatorMessage[] = [];
   private stream: ClientDuplexStream<ServerMessage, CoordinatorMessage> | undefined;
   private readonly client: GameServerLinkClient;
@@ -84,6 +88,9 @@ export class GameServerConnection {
             return;
           case 'rejected':
             this.rejections.push(order.value.reason);
+            return;
+          case 'gameResultAck':
+            this.resultAcks.push(order.value);
             return;
         }
       });
@@ -166,6 +173,11 @@ export class GameServerConnection {
   endGame(gameId: string): void {
     this.games.delete(gameId);
     this.send({ event: { $case: 'gameEnded', value: { gameId } } });
+  }
+
+  /** Reports a finished game's result for its ladder (issue 12); answered by a GameResultAck or `rejected`. */
+  reportResult(result: GameResult): void {
+    this.send({ event: { $case: 'gameResult', value: result } });
   }
 
   setOpen(gameId: string, open: boolean): void {

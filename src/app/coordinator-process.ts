@@ -6,6 +6,8 @@ import { realTimers, type Log } from '../coordinator/ports.js';
 import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { InProcessPlacement } from '../placement/index.js';
+import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
+import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
@@ -49,12 +51,15 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const metrics = new CoordinatorMetrics();
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
+  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here (issue 12).
+  const ladders = options.config.ladders ?? new Map();
+  const ratings = store.openRatings(ladderStanding(ratedLadders(ladders)));
   const placement = new InProcessPlacement(options.config.placement.policy, now);
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
   const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const coordinator = new Coordinator(
     options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, store: store.tickets, sliceSolver },
+    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, store: store.tickets, sliceSolver, ratings },
     placement,
     restored,
   );
@@ -66,6 +71,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands: coordinator,
     view: coordinator.view,
+    ratings: ratingsView(ladders, ratings),
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,
     now,
@@ -92,6 +98,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await grpc.shutdown();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await store.tickets.flushed();
+      await ratings.flushed();
       await store.close();
       await sliceSolver?.close();
     },

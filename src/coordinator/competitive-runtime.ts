@@ -1,11 +1,13 @@
-import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type FormedGame } from '../competitive/index.js';
+import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type CompetitiveTicket, type FormedGame } from '../competitive/index.js';
 import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
+import { partyScores } from '../ratings/party-rating.js';
 import { FactoryRuntime, type AdmitDecision, type DecisionSink } from './factory-runtime.js';
 import type { FindRequest, RunningGame } from './messages.js';
 import type { CoreDeps } from './ports.js';
+import type { RatedLadder } from './results/game-results.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 
@@ -26,14 +28,23 @@ export class CompetitiveRuntime extends FactoryRuntime {
   /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
   private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
 
-  constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CompetitiveSettings) {
+  constructor(
+    identity: FactoryIdentity,
+    deps: CoreDeps,
+    decide: DecisionSink,
+    private readonly settings: CompetitiveSettings,
+    /** The template's ladder: its ratings stand in for a ticket's missing scores (issue 12). */
+    private readonly ladder?: RatedLadder,
+  ) {
     super(identity, deps, decide);
     this.matcher = new CompetitiveMatcher(settings, { now: deps.now, random: deps.random });
   }
 
   validate(request: FindRequest): void {
     request.party.forEach((p, i) => {
-      if (p.score === undefined) throw invalidArgument(`party[${i}].score`, `required by competitive template "${this.identity.template.name}"`);
+      if (p.score === undefined && !this.ladder) {
+        throw invalidArgument(`party[${i}].score`, `required by competitive template "${this.identity.template.name}" (it has no ladder)`);
+      }
     });
     if (request.matchable.size > 0) {
       throw invalidArgument('matchable_attributes', `competitive template "${this.identity.template.name}" has no matchable keys`);
@@ -45,10 +56,16 @@ export class CompetitiveRuntime extends FactoryRuntime {
     }
   }
 
-  private toTicket(request: FindRequest, enqueuedAt: number) {
+  /** The matcher's ticket; on a ladder, missing scores come from the ratings as they are now. */
+  private toTicket(request: FindRequest, enqueuedAt: number): CompetitiveTicket {
+    const ladder = this.ladder;
+    const rated = ladder && request.party.some((p) => p.score === undefined)
+      ? partyScores(ladder.system, request.party, (player) => this.deps.ratings?.get(ladder.config.name, player))
+      : undefined;
     return {
       ticketId: request.ticketId,
-      players: request.party.map((p) => ({ playerId: p.playerId, score: p.score ?? NaN })),
+      players: request.party.map((p, i) => ({ playerId: p.playerId, score: rated?.scores[i] ?? p.score ?? NaN })),
+      ...(rated && rated.uncertainty > 0 && { scoreUncertainty: rated.uncertainty }),
       enqueuedAt,
       latencyMs: request.latenciesMs,
       preferredMaps: request.preferredMaps,

@@ -3,6 +3,7 @@ import { playersPerGame, type CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
 import type { PlacementPort } from '../placement/index.js';
+import { InMemoryRatingStore } from '../ratings/index.js';
 import { CompetitiveRuntime } from './competitive-runtime.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
 import type { CoordinatorCommands } from './edges/commands.js';
@@ -12,6 +13,7 @@ import type { FactoryDecision, FactoryRuntime } from './factory-runtime.js';
 import { GameCreations } from './game-creations.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from './messages.js';
 import type { CoordinatorDeps, CoreDeps, TicketRecord } from './ports.js';
+import { GameResults, ladderStanding, ratedLadders, type RatedLadder } from './results/game-results.js';
 import { sortRunningGames } from './servers/running-game-check.js';
 import { ServerRoster } from './servers/server-roster.js';
 import { ParkedTickets, RestoredTickets } from './tickets/restored-tickets.js';
@@ -41,6 +43,8 @@ export class Coordinator implements CoordinatorCommands {
   private readonly restored: RestoredTickets;
   private readonly parked = new ParkedTickets();
   private readonly desk: TicketDesk;
+  private readonly ladders: ReadonlyMap<string, RatedLadder>;
+  private readonly results: GameResults;
   private stopping = false;
 
   constructor(
@@ -52,13 +56,18 @@ export class Coordinator implements CoordinatorCommands {
   ) {
     this.hub = new EventHub(deps.log);
     this.events = this.hub;
-    this.deps = { ...deps, cluster: deps.cluster ?? inProcessCluster(), events: this.hub };
+    this.ladders = ratedLadders(config.ladders);
+    const ratings = deps.ratings ?? new InMemoryRatingStore(ladderStanding(this.ladders));
+    this.deps = { ...deps, cluster: deps.cluster ?? inProcessCluster(), events: this.hub, ratings };
     this.registry = new FactoryRegistry(config.templates, (identity) => this.instantiate(identity));
     this.book = new TicketBook(this.deps.cluster.players, deps.log, deps.store);
-    this.roster = new ServerRoster(this.deps, this.deps.cluster.orders, {
-      setCapacity: (serverId, capacity) => this.creations.setCapacity(serverId, capacity),
-      recovered: () => this.creations.drain(),
-    });
+    this.roster = new ServerRoster(
+      this.deps,
+      this.deps.cluster.orders,
+      { setCapacity: (serverId, capacity) => this.creations.setCapacity(serverId, capacity), recovered: () => this.creations.drain() },
+      (factory) => this.registry.get(factory)?.identity.template.ladder,
+    );
+    this.results = new GameResults(this.deps, this.roster, this.ladders, ratings);
     this.restored = new RestoredTickets(this.deps, config.placement.ticketTtlMs, restored, () => this.stopping);
     this.creations = new GameCreations(config, this.deps, placement, this.book, this.roster, (f) => this.drainIfIdle(f), (ticket) =>
       this.restored.size === 0 ? 0 : this.restored.aheadOf((r) => this.desk.factoryOf(r), ticket.factory, ticket.arrival),
@@ -165,6 +174,8 @@ export class Coordinator implements CoordinatorCommands {
         this.roster.capacityChanged(serverId, event.capacity);
         this.creations.drain();
         return undefined;
+      case 'gameResult':
+        return this.results.report(serverId, event.result);
     }
     const game = this.roster.game(event.gameId);
     if (!game || game.serverId !== serverId) return `unknown game_id "${event.gameId}"`;
@@ -267,9 +278,10 @@ export class Coordinator implements CoordinatorCommands {
     this.deps.log.info({ factory: identity.name }, 'factory instantiated');
     const strategy = identity.template.strategy;
     const decide = (decision: FactoryDecision) => this.applyFactoryDecision(decision);
+    const ladder = identity.template.ladder === undefined ? undefined : this.ladders.get(identity.template.ladder);
     return strategy.kind === 'cooperative'
       ? new CooperativeRuntime(identity, this.deps, decide, strategy.settings)
-      : new CompetitiveRuntime(identity, this.deps, decide, strategy.settings);
+      : new CompetitiveRuntime(identity, this.deps, decide, strategy.settings, ladder);
   }
 
   /** A factory no server serves goes away once no ticket waits in it. */

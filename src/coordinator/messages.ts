@@ -1,5 +1,6 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
 import type { MatchmakingError } from '../errors/index.js';
+import type { ReportedResult } from '../ratings/result-rules.js';
 
 /** The coordinator's side of the wire, in domain terms. The transport translates to and from gRPC. */
 
@@ -37,7 +38,9 @@ export type ServerEvent =
   | { readonly kind: 'gameOpened'; readonly gameId: string }
   | { readonly kind: 'gameClosed'; readonly gameId: string }
   | { readonly kind: 'gameEnded'; readonly gameId: string }
-  | { readonly kind: 'capacityChanged'; readonly capacity: ServerCapacity };
+  | { readonly kind: 'capacityChanged'; readonly capacity: ServerCapacity }
+  /** A finished game's result for its factory's ladder (issue 12); `result.serverId` is the reporter. */
+  | { readonly kind: 'gameResult'; readonly result: ReportedResult };
 
 /** Orders the coordinator sends a game server. */
 export type ServerOrder =
@@ -62,7 +65,9 @@ export type ServerOrder =
       readonly reservationToken: string;
       readonly expiresInMs: number;
     }
-  | { readonly kind: 'rejected'; readonly reason: string };
+  | { readonly kind: 'rejected'; readonly reason: string }
+  /** Answers a gameResult: applied = false for a repeat or a game that did not count (`reason`). */
+  | { readonly kind: 'gameResultAck'; readonly gameId: string; readonly applied: boolean; readonly reason: string };
 
 /** The coordinator's handle on one connected game server's stream. */
 export interface ServerChannel {

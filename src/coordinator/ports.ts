@@ -1,5 +1,6 @@
 import type { FindRequest } from './messages.js';
 import type { SliceSolver } from '../competitive/index.js';
+import type { RatingStore } from '../ratings/rating-store.js';
 
 /** What the coordinator core needs from its surroundings, injected so tests control it. */
 
@@ -44,6 +45,8 @@ export interface CoordinatorDeps {
   readonly store?: TicketStore;
   /** Solves large competitive batches off the event loop (worker threads); in process when absent. */
   readonly sliceSolver?: SliceSolver;
+  /** Ratings, results and history (issue 12): LMDB in the process; in memory when absent. */
+  readonly ratings?: RatingStore;
 }
 
 /** What the core's parts share: the injected deps, the cluster ports and the event hub. */

@@ -35,3 +35,5 @@ export function standing(system: RatingSystem['name'], r: PlayerRating): number 
       return r.mean - 3 * r.deviation;
   }
 }
+export { partyRating, partyScores, type PartyScores } from './party-rating.js';
+export { InMemoryRatingStore } from './in-memory-rating-store.js';

@@ -19,8 +19,10 @@ export class TestCoordinator {
     private readonly yaml: string,
   ) {}
 
-  static async start(yaml: string): Promise<TestCoordinator> {
+  /** `seed` may fill the data directory before the coordinator opens it. */
+  static async start(yaml: string, seed?: (dataDir: string) => Promise<void>): Promise<TestCoordinator> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-test-'));
+    await seed?.(dataDir);
     return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0), dataDir, yaml);
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GameResult, ServerMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import { validateResult } from '../../src/ratings/result-rules.js';
 import { decodeGameResult, encodeGameResultAck } from '../../src/transport/grpc/game-result-codec.js';
 
 describe('GameResult on the wire', () => {
@@ -21,9 +22,11 @@ describe('GameResult on the wire', () => {
     });
   });
 
-  it('refuses a duration that is not a number, naming the field', () => {
-    const wire = GameResult.fromPartial({ gameId: 'g', durationSeconds: Number.NaN });
-    expect(() => decodeGameResult(wire, 's')).toThrow(/^game_result.duration_seconds:/);
+  it('passes a duration that is not a number to the core, whose rules refuse it naming the field', () => {
+    const wire = GameResult.fromPartial({ gameId: 'g', teams: [{ playerIds: ['a'], rank: 0 }, { playerIds: ['b'], rank: 1 }], durationSeconds: Number.NaN });
+    const decoded = decodeGameResult(wire, 's');
+    expect(Number.isNaN(decoded.durationSeconds)).toBe(true);
+    expect(() => validateResult(decoded, undefined)).toThrow(/^game_result.duration_seconds:/);
   });
 
   it('acknowledges with applied and the reason', () => {

@@ -2,6 +2,7 @@ import type { OrderDelivery } from '../../cluster/ports.js';
 import type { ServerCapacity } from '../../placement/index.js';
 import type { ServerChannel, ServerHello, ServerOrder } from '../messages.js';
 import type { CoreDeps } from '../ports.js';
+import { FinishedGames, type RankedGame } from './finished-games.js';
 import { ServerBreakers } from './server-breakers.js';
 
 export interface ConnectedServer {
@@ -17,6 +18,8 @@ export interface RunningGameRecord {
   readonly factory: string;
   /** Joined players and players holding a reserved seat. */
   readonly players: Set<string>;
+  /** Ranked games only (issue 12): the factory's ladder and every player ever seated, for its result. */
+  readonly ranked?: { readonly ladder: string; readonly seated: Set<string> };
 }
 
 /** What the roster's health judgment asks of placement. */
@@ -38,12 +41,15 @@ export class ServerRoster {
   private readonly gameOfPlayer = new Map<string, string>();
   private readonly sinks = new Map<string, (order: ServerOrder) => void>();
   private readonly health: ServerBreakers;
+  private readonly finished = new FinishedGames();
   private orderSeq = 0;
 
   constructor(
     private readonly deps: CoreDeps,
     private readonly orders: OrderDelivery,
     effects: HealthEffects,
+    /** The ladder a factory's games are rated on, if any: their results are awaited. */
+    private readonly ladderOf: (factory: string) => string | undefined = () => undefined,
   ) {
     this.health = new ServerBreakers(deps, (id, c) => effects.setCapacity(id, c), () => effects.recovered());
   }
@@ -112,7 +118,9 @@ export class ServerRoster {
   addGame(serverId: string, gameId: string, factory: string, playerIds: readonly string[] = []): boolean {
     const server = this.servers.get(serverId);
     if (!server || gameId === '' || this.games.has(gameId)) return false;
-    this.games.set(gameId, { gameId, serverId, factory, players: new Set(playerIds) });
+    const ladder = this.ladderOf(factory);
+    const ranked = ladder === undefined ? undefined : { ladder, seated: new Set(playerIds) };
+    this.games.set(gameId, { gameId, serverId, factory, players: new Set(playerIds), ...(ranked && { ranked }) });
     server.games.add(gameId);
     for (const playerId of playerIds) this.gameOfPlayer.set(playerId, gameId);
     return true;
@@ -126,7 +134,20 @@ export class ServerRoster {
     for (const playerId of game.players) {
       if (this.gameOfPlayer.get(playerId) === gameId) this.gameOfPlayer.delete(playerId);
     }
+    const ranked = rankedGame(game);
+    if (ranked) this.finished.ended(ranked, this.deps.now());
     return game;
+  }
+
+  /** A ranked game a result may be reported for: running, or ended within RESULT_RETENTION_MS. */
+  rankedGame(gameId: string): RankedGame | undefined {
+    const running = this.games.get(gameId);
+    return running ? rankedGame(running) : this.finished.get(gameId, this.deps.now());
+  }
+
+  /** The game's result is in: an ended game is forgotten now rather than at its retention's end. */
+  resultIn(gameId: string): void {
+    this.finished.forget(gameId);
   }
 
   gameOf(playerId: string): string | undefined {
@@ -139,6 +160,7 @@ export class ServerRoster {
     for (const playerId of playerIds) {
       this.gameOfPlayer.set(playerId, gameId);
       game?.players.add(playerId);
+      game?.ranked?.seated.add(playerId);
     }
   }
 
@@ -176,4 +198,9 @@ export class ServerRoster {
   private background(value: unknown): void {
     if (value instanceof Promise) value.catch((error: unknown) => this.deps.log.warn({ err: error }, 'order delivery port failed'));
   }
+}
+
+function rankedGame(game: RunningGameRecord): RankedGame | undefined {
+  if (!game.ranked) return undefined;
+  return { gameId: game.gameId, serverId: game.serverId, factory: game.factory, ladder: game.ranked.ladder, players: game.ranked.seated };
 }

@@ -15,6 +15,7 @@ import type {
   ServerOrder,
 } from '../../coordinator/messages.js';
 import { invalidArgument } from '../../errors/index.js';
+import { decodeGameResult, encodeGameResultAck } from './game-result-codec.js';
 import type { AttributeValue as WireValue } from '../../generated/gamefactory/v1/attributes.js';
 import type {
   Capacity,
@@ -192,8 +193,8 @@ export function decodeHello(wire: Hello, now: number): ServerHello {
   };
 }
 
-/** A server message after hello, in domain terms; `undefined` for keepalive acks. */
-export function decodeServerEvent(message: ServerMessage): ServerEvent | 'keepalive' | 'hello' | undefined {
+/** A server message after hello, in domain terms; `undefined` for keepalive acks. `serverId` is the stream's server. */
+export function decodeServerEvent(message: ServerMessage, serverId = ''): ServerEvent | 'keepalive' | 'hello' | undefined {
   const event = message.event;
   switch (event?.$case) {
     case undefined:
@@ -224,6 +225,8 @@ export function decodeServerEvent(message: ServerMessage): ServerEvent | 'keepal
       return { kind: 'gameEnded', gameId: event.value.gameId };
     case 'capacityChanged':
       return { kind: 'capacityChanged', capacity: decodeCapacity('capacity_changed.capacity', event.value.capacity) };
+    case 'gameResult':
+      return { kind: 'gameResult', result: decodeGameResult(event.value, serverId) };
   }
 }
 
@@ -261,5 +264,7 @@ export function encodeOrder(order: ServerOrder): CoordinatorMessage {
       };
     case 'rejected':
       return { order: { $case: 'rejected', value: { reason: order.reason } } };
+    case 'gameResultAck':
+      return encodeGameResultAck(order.gameId, order.applied, order.reason);
   }
 }

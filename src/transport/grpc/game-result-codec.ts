@@ -1,10 +1,11 @@
-import { invalidArgument } from '../../errors/index.js';
 import type { CoordinatorMessage, GameResult } from '../../generated/gamefactory/v1/game_server_link.js';
 import type { ReportedResult } from '../../ratings/result-rules.js';
 
-/** GameResult off a server's stream into the rules' shape; field checks are in validateResult. */
+/**
+ * GameResult off a server's stream into the rules' shape. Field checks are all in the core's
+ * validateResult, so a refusal reaches the server as `rejected` with its code and message.
+ */
 export function decodeGameResult(wire: GameResult, serverId: string): ReportedResult {
-  if (!Number.isFinite(wire.durationSeconds)) throw invalidArgument('game_result.duration_seconds', 'must be a finite number');
   return {
     gameId: wire.gameId,
     serverId,

@@ -60,7 +60,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
       lastHeard = options.now();
       if (serverId === undefined) return hello(message);
       try {
-        const event = decodeServerEvent(message);
+        const event = decodeServerEvent(message, serverId);
         if (event === 'keepalive' || event === undefined) return;
         if (event === 'hello') throw new MatchmakingError('INVALID_ARGUMENT', 'hello: sent twice on one stream');
         coordinator.onServerEvent(serverId, event);

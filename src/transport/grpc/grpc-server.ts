@@ -10,16 +10,21 @@ import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edg
 import type { Log } from '../../coordinator/ports.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
+import type { RatingsView } from '../../ratings/ratings-view.js';
 import { connectHandler } from './game-server-link.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { matchmakerHandlers } from './matchmaker.js';
+import { ratingsHandlers } from './ratings-service.js';
 
 const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
-const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto'];
+const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto', 'gamefactory/v1/ratings.proto'];
 
 export interface GrpcServerOptions {
   readonly commands: CoordinatorCommands;
   readonly view: CoordinatorView;
+  /** The Ratings service (issue 12) reads through this; not served when absent. */
+  readonly ratings?: RatingsView;
   readonly keepaliveIntervalMs: number;
   /** factories.yaml `grpc`; GRPC_DEFAULTS when left out. */
   readonly settings?: GrpcSettings;
@@ -43,7 +48,7 @@ export interface RunningGrpcServer {
 }
 
 /**
- * The coordinator's gRPC face: GameServerLink and Matchmaker, plus the standard health checking
+ * The coordinator's gRPC face: GameServerLink, Matchmaker and Ratings, plus the standard health checking
  * service and server reflection so any gRPC client in any language can discover and call them.
  */
 export async function startGrpcServer(address: string, options: GrpcServerOptions): Promise<RunningGrpcServer> {
@@ -76,10 +81,13 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
   );
 
+  if (options.ratings) server.addService(RatingsService, ratingsHandlers(options.ratings));
+
   const health = new HealthImplementation({
     '': 'SERVING',
     'gamefactory.v1.GameServerLink': 'SERVING',
     'gamefactory.v1.Matchmaker': 'SERVING',
+    ...(options.ratings && { 'gamefactory.v1.Ratings': 'SERVING' }),
   });
   health.addToServer(server);
 
