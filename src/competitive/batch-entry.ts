@@ -66,6 +66,18 @@ export function sortedBatchEntries(
   schedule: ExpansionSchedule,
   now: number,
 ): BatchEntry[] {
+  return sortedBatch(tickets, schedule, now).entries;
+}
+
+/**
+ * sortedBatchEntries with the order it sorted by: `order[k]` is the position in `tickets` of the
+ * entry at sorted position k, so a caller can mark tickets by their place in its own list.
+ */
+export function sortedBatch(
+  tickets: readonly CompetitiveTicket[],
+  schedule: ExpansionSchedule,
+  now: number,
+): { readonly entries: BatchEntry[]; readonly order: Uint32Array } {
   const n = tickets.length;
   // Everything an entry holds is read from the tickets here, in pool order (sequential in
   // memory); the entries are then made in sorted order from these arrays alone, without chasing
@@ -82,7 +94,8 @@ export function sortedBatchEntries(
     const waitMs = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(waitMs);
     waits[k] = waitMs;
-    gaps[k] = step.maxScoreGap;
+    // As toBatchEntry: a rating system's uncertainty widens the window (issue 13).
+    gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
     latencies[k] = step.maxLatencyMs;
   }
   const order = radixOrder(scores);
@@ -100,5 +113,5 @@ export function sortedBatchEntries(
       maxLatencyMs: latencies[at] as number,
     });
   }
-  return entries;
+  return { entries, order };
 }

@@ -1,4 +1,4 @@
-import { sortedBatchEntries, type BatchEntry } from './batch-entry.js';
+import { sortedBatch, type BatchEntry } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
   type CompetitiveConfig,
@@ -56,7 +56,8 @@ export interface BatchReport {
  * Pure: time is passed in, and the climb's clock and randomness are injected.
  */
 export class CompetitiveMatcher {
-  private readonly pool = new Map<string, CompetitiveTicket>();
+  /** Waiting tickets in arrival order (a batch's ties keep it); replaced whole by apply, see there. */
+  private pool = new Map<string, CompetitiveTicket>();
   private readonly schedule: ExpansionSchedule;
   private readonly distribution = new ScoreDistribution();
   private readonly gaps = new GapHistogram();
@@ -183,7 +184,8 @@ export class CompetitiveMatcher {
    */
   private prepare(now: number): PreparedBatch {
     if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
-    const entries = sortedBatchEntries([...this.pool.values()], this.schedule, now);
+    const tickets = [...this.pool.values()];
+    const { entries, order } = sortedBatch(tickets, this.schedule, now);
     const context: SliceContext = {
       teams: this.config.teams,
       teamSize: this.config.teamSize,
@@ -207,7 +209,7 @@ export class CompetitiveMatcher {
       from = to;
     }
     this.outstanding = true;
-    return { at: now, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
+    return { at: now, tickets, order, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
   }
 
   /**
@@ -225,6 +227,10 @@ export class CompetitiveMatcher {
     // A ticket leaves the pool only through remove or a game started here, so unless something was
     // removed while the batch was out (formGamesOn), no game needs its tickets looked up.
     const checkPool = this.removals !== batch.removals;
+    // Tickets of started games, by their place in the pool when the batch was prepared; they leave
+    // the pool together below rather than one Map.delete per ticket inside the loop.
+    const taken = new Uint8Array(batch.tickets.length);
+    let takenCount = 0;
     results.forEach((result, s) => {
       const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
@@ -253,6 +259,10 @@ export class CompetitiveMatcher {
           dropped += 1;
           continue;
         }
+        for (let m = member - players; m < member; m++) {
+          taken[batch.order[offset + (result.members[m] as number)] as number] = 1;
+        }
+        takenCount += players;
         const map = result.map[g] as number;
         const region = result.region[g] as number;
         formed.push(
@@ -270,6 +280,7 @@ export class CompetitiveMatcher {
       climbImprovements += result.climbImprovements;
       converged &&= result.converged;
     });
+    this.takeFromPool(batch, taken, takenCount);
 
     const now = batch.at;
     this.outstanding = false;
@@ -311,7 +322,31 @@ export class CompetitiveMatcher {
     return this.report;
   }
 
-  /** Takes a game's tickets out of the pool and records its quality. */
+  /**
+   * Takes the tickets of the games started out of the pool. Deleting 100k ids one by one, in score
+   * order (random in the hash table), was a third of a 1v1 batch of 100k (issue 15); when the
+   * batch took most of the pool and the pool is still exactly the batch (nothing arrived or left
+   * while it was out), a new pool is built from the few leftovers instead, in the same arrival
+   * order the deletes would have left.
+   */
+  private takeFromPool(batch: PreparedBatch, taken: Uint8Array, takenCount: number): void {
+    const { tickets } = batch;
+    const unchanged = this.removals === batch.removals && this.pool.size === tickets.length;
+    if (unchanged && takenCount * 2 > tickets.length) {
+      const leftovers = new Map<string, CompetitiveTicket>();
+      for (let k = 0; k < tickets.length; k++) {
+        const ticket = tickets[k] as CompetitiveTicket;
+        if (taken[k] === 0) leftovers.set(ticket.ticketId, ticket);
+      }
+      this.pool = leftovers;
+      return;
+    }
+    for (let k = 0; k < tickets.length; k++) {
+      if (taken[k] === 1) this.pool.delete((tickets[k] as CompetitiveTicket).ticketId);
+    }
+  }
+
+  /** Records a started game's quality (its tickets leave the pool in takeFromPool). */
   private start(
     teams: string[][],
     waitsMs: number[],
@@ -320,7 +355,6 @@ export class CompetitiveMatcher {
     scoreGap: number,
     teamImbalance: number,
   ): FormedGame {
-    for (const team of teams) for (const id of team) this.pool.delete(id);
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;
@@ -351,6 +385,9 @@ interface PreparedSlice {
 /** A batch between prepare and apply. */
 interface PreparedBatch {
   readonly at: number;
+  /** The pool's tickets in its order at prepare; `order[k]` is the place there of entries[k]. */
+  readonly tickets: readonly CompetitiveTicket[];
+  readonly order: Uint32Array;
   /** The batch in ascending score, holding the ticket objects as they were when it was prepared. */
   readonly entries: readonly BatchEntry[];
   readonly context: SliceContext;
