@@ -66,18 +66,32 @@ export function sortedBatchEntries(
   schedule: ExpansionSchedule,
   now: number,
 ): BatchEntry[] {
+  return sortedBatch(tickets, schedule, now).entries;
+}
+
+/**
+ * sortedBatchEntries with the order it sorted by: `order[k]` is the position in `tickets` of the
+ * entry at sorted position k, so a caller can mark tickets by their place in its own list.
+ */
+export function sortedBatch(
+  tickets: readonly CompetitiveTicket[],
+  schedule: ExpansionSchedule,
+  now: number,
+  /** The tickets' party scores, when the caller already has them (partyScore of each). */
+  knownScores?: Float64Array,
+): { readonly entries: BatchEntry[]; readonly order: Uint32Array } {
   const n = tickets.length;
   // Everything an entry holds is read from the tickets here, in pool order (sequential in
   // memory); the entries are then made in sorted order from these arrays alone, without chasing
   // each ticket's pointers again in an order that jumps around the heap.
-  const scores = new Float64Array(n);
+  const scores = knownScores ?? new Float64Array(n);
   const sizes = new Int32Array(n);
   const waits = new Float64Array(n);
   const gaps = new Float64Array(n);
   const latencies = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     const ticket = tickets[k] as CompetitiveTicket;
-    scores[k] = partyScore(ticket);
+    if (knownScores === undefined) scores[k] = partyScore(ticket);
     sizes[k] = ticket.players.length;
     const waitMs = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(waitMs);
@@ -101,5 +115,5 @@ export function sortedBatchEntries(
       maxLatencyMs: latencies[at] as number,
     });
   }
-  return entries;
+  return { entries, order };
 }

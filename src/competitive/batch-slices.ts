@@ -274,9 +274,15 @@ export function solveEntries(
   let climbImprovements = 0;
   let converged = true;
   if (context.teams === 2 && context.teamSize === 1) {
+    // Written straight into the arrays: game() would take three throwaway arrays per pair.
     for (const pairing of pairNeighbours(entries, venue, context.sigma, soft)) {
       const gap = pairing.high.score - pairing.low.score;
-      game([[pairing.high], [pairing.low]], pairing.map.map, pairing.region.region, gap, gap);
+      teamLength.push(1, 1);
+      members.push(pairing.high.index - first, pairing.low.index - first);
+      map.push(pairing.map.map === undefined ? -1 : context.maps.indexOf(pairing.map.map));
+      region.push(pairing.region.region === undefined ? -1 : context.regions.indexOf(pairing.region.region));
+      scoreGap.push(gap);
+      teamImbalance.push(gap);
     }
   } else {
     const objective = new GameObjective(context, venue, context.sigma, soft);
