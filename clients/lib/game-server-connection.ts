@@ -8,6 +8,7 @@ import {
   type ServerMessage,
   type Welcome,
 } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import { TickBatch } from './tick-batch.js';
 import { wireAttributes, type PlainValue } from './wire-attributes.js';
 
 export interface GameServerIdentity {
@@ -39,7 +40,10 @@ export interface HostedGame {
 export class GameServerConnection {
   readonly games = new Map<string, HostedGame>();
   readonly rejections: string[] = [];
+  /** Every order received, batches unpacked. */
   readonly orders: CoordinatorMessage[] = [];
+  /** CoordinatorBatch messages received (with `batch`). */
+  batchesReceived = 0;
   private stream: ClientDuplexStream<ServerMessage, CoordinatorMessage> | undefined;
   private readonly client: GameServerLinkClient;
   private nextGame = 1;
@@ -57,17 +61,30 @@ export class GameServerConnection {
       answerKeepalive?: boolean;
       /** End a game as soon as this many players are in it (load generation: games play instantly). */
       endWhenFull?: number;
+      /**
+       * Batch both ways (issue 15): reports of one tick leave in one ServerBatch, and the hello
+       * asks for the coordinator's orders in CoordinatorBatch messages.
+       */
+      batch?: boolean;
     } = {},
   ) {
     this.client = new GameServerLinkClient(address, credentials.createInsecure());
+    if (behaviour.batch) this.outbox = new TickBatch((events) => this.write({ event: { $case: 'batch', value: { events } } }));
   }
+
+  private readonly outbox: TickBatch<ServerMessage> | undefined;
 
   /** Opens the stream and says hello; resolves with the coordinator's welcome. */
   connect(): Promise<Welcome> {
     const stream = this.client.connect();
     this.stream = stream;
     return new Promise((resolve, reject) => {
-      stream.on('data', (message: CoordinatorMessage) => {
+      const onMessage = (message: CoordinatorMessage): void => {
+        if (message.order?.$case === 'batch') {
+          this.batchesReceived++;
+          for (const inner of message.order.value.orders) onMessage(inner);
+          return;
+        }
         this.orders.push(message);
         const order = message.order;
         switch (order?.$case) {
@@ -86,7 +103,8 @@ export class GameServerConnection {
             this.rejections.push(order.value.reason);
             return;
         }
-      });
+      };
+      stream.on('data', onMessage);
       const end = (error: ServiceError | null) => {
         if (this.ended !== undefined) return;
         this.ended = error;
@@ -96,7 +114,7 @@ export class GameServerConnection {
       stream.on('error', (e: ServiceError) => end(e));
       stream.on('end', () => end(null));
       const id = this.identity;
-      this.send({
+      this.write({
         event: {
           $case: 'hello',
           value: {
@@ -106,6 +124,7 @@ export class GameServerConnection {
             templates: [...(id.templates ?? [])],
             capacity: { maxGames: id.maxGames, maxStartsPerSecond: id.maxStartsPerSecond ?? 0 },
             runningGames: [...(id.runningGames ?? [])],
+            acceptsBatches: this.behaviour.batch === true,
           },
         },
       });
@@ -180,12 +199,19 @@ export class GameServerConnection {
     this.send({ event: { $case: 'capacityChanged', value: { capacity: { maxGames, maxStartsPerSecond } } } });
   }
 
+  /** Sends a report now, or with the others of this tick when batching. */
   send(message: ServerMessage): void {
+    if (this.outbox) this.outbox.push(message);
+    else this.write(message);
+  }
+
+  private write(message: ServerMessage): void {
     if (this.ended === undefined) this.stream?.write(message);
   }
 
   /** Hangs up, like a server process that exits. */
   close(): void {
+    this.outbox?.flush();
     this.stream?.cancel();
     this.client.close();
   }
