@@ -23,6 +23,8 @@ interface Measured {
   readonly report: LoadReport;
   readonly cpuMicrosPerTicket: number;
   readonly rssBytes: number;
+  /** Right after start, before any ticket: the process's own floor (tsx, worker threads, LMDB maps). */
+  readonly idleRssBytes: number;
   readonly ticketsSoFar: number;
 }
 
@@ -38,6 +40,7 @@ async function measure(how: Mode, tickets: number): Promise<Measured> {
       return match ? Number(match[1]) : undefined;
     },
   );
+  const idleRssBytes = coordinator.rssBytes();
   const load = (runId: string, count: number) =>
     runLoad({
       address: `127.0.0.1:${coordinator.port}`,
@@ -60,7 +63,7 @@ async function measure(how: Mode, tickets: number): Promise<Measured> {
     const cpuBefore = coordinator.cpuMicros();
     const report = await load(`bench-${how.mode}`, tickets);
     const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1);
-    return { report, cpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), ticketsSoFar: warmup + tickets };
+    return { report, cpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), idleRssBytes, ticketsSoFar: warmup + tickets };
   } finally {
     await coordinator.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -109,6 +112,7 @@ const endToEnd: BenchSuite = {
     add(GAMES, 'gamefactory over FindGame', 'games/hour', gamesPerHour(unary), true);
     add(GAMES, 'target (issue 15)', 'games/hour', 10_000_000, true);
     add(MEMORY, `coordinator RSS after ${batched.ticketsSoFar.toLocaleString('en')} tickets`, 'MB', batched.rssBytes / 1e6, false);
+    add(MEMORY, 'coordinator RSS at start, no tickets', 'MB', batched.idleRssBytes / 1e6, false);
     add(MEMORY, 'goal (issue 15)', 'MB', 250, false);
     return rows;
   },
