@@ -22,6 +22,8 @@ const MEMORY = 'coordinator memory';
 interface Measured {
   readonly report: LoadReport;
   readonly cpuMicrosPerTicket: number;
+  /** This process's CPU per ticket: the load generator's clients and fake servers. */
+  readonly loadCpuMicrosPerTicket: number;
   readonly rssBytes: number;
   /** Right after start, before any ticket: the process's own floor (tsx, worker threads, LMDB maps). */
   readonly idleRssBytes: number;
@@ -61,9 +63,12 @@ async function measure(how: Mode, tickets: number): Promise<Measured> {
     const warmup = Math.ceil(tickets / 10);
     await load(`warmup-${how.mode}`, warmup);
     const cpuBefore = coordinator.cpuMicros();
+    const loadBefore = process.cpuUsage();
     const report = await load(`bench-${how.mode}`, tickets);
+    const loadUsed = process.cpuUsage(loadBefore);
     const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1);
-    return { report, cpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), idleRssBytes, ticketsSoFar: warmup + tickets };
+    const loadCpuMicrosPerTicket = (loadUsed.user + loadUsed.system) / Math.max(report.assigned, 1);
+    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), idleRssBytes, ticketsSoFar: warmup + tickets };
   } finally {
     await coordinator.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -100,6 +105,7 @@ const endToEnd: BenchSuite = {
       add(group, subject, 'per s', m.report.matchesPerSecond, true);
       add(group, subject, 'p99 ms', m.report.p99Ms, false);
       add(group, subject, 'server cpu µs per ticket or echo', m.cpuMicrosPerTicket, false);
+      add(group, `${subject}: the load generator`, 'client cpu µs per ticket', m.loadCpuMicrosPerTicket, false);
       if (m.report.assigned < m.report.sent) throw new Error(`${group}: only ${m.report.assigned} of ${m.report.sent} assigned: ${JSON.stringify(m.report.errorsByCode)}`);
       if (m === single) continue;
       add(group, `grpc-js ${echo} (floor, ${APART})`, 'per s', floor(echo, rate), true);
