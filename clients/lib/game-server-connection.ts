@@ -40,9 +40,8 @@ export interface HostedGame {
 export class GameServerConnection {
   readonly games = new Map<string, HostedGame>();
   readonly rejections: string[] = [];
-  /** Every order received, batches unpacked. */
   readonly orders: CoordinatorMessage[] = [];
-  /** CoordinatorBatch messages received (with `batch`). */
+  /** CoordinatorBatch messages received (with `batch`); `orders` holds their orders unpacked. */
   batchesReceived = 0;
   private stream: ClientDuplexStream<ServerMessage, CoordinatorMessage> | undefined;
   private readonly client: GameServerLinkClient;
@@ -79,10 +78,11 @@ export class GameServerConnection {
     const stream = this.client.connect();
     this.stream = stream;
     return new Promise((resolve, reject) => {
-      const onMessage = (message: CoordinatorMessage): void => {
+      stream.on('data', (message: CoordinatorMessage) => {
         if (message.order?.$case === 'batch') {
+          // A CoordinatorBatch (issue 15) is its orders, handled one after the other as if each came alone.
           this.batchesReceived++;
-          for (const inner of message.order.value.orders) onMessage(inner);
+          for (const inner of message.order.value.orders) stream.emit('data', inner);
           return;
         }
         this.orders.push(message);
@@ -103,8 +103,7 @@ export class GameServerConnection {
             this.rejections.push(order.value.reason);
             return;
         }
-      };
-      stream.on('data', onMessage);
+      });
       const end = (error: ServiceError | null) => {
         if (this.ended !== undefined) return;
         this.ended = error;
