@@ -10,6 +10,7 @@ import {
   type ServerMessage,
   type Welcome,
 } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import { TickBatch } from './tick-batch.js';
 import { wireAttributes, type PlainValue } from './wire-attributes.js';
 
 export interface GameServerIdentity {
@@ -44,6 +45,8 @@ export class GameServerConnection {
   /** GameResultAck answers, in arrival order. */
   readonly resultAcks: GameResultAck[] = [];
   readonly orders: CoordinatorMessage[] = [];
+  /** CoordinatorBatch messages received (with `batch`); `orders` holds their orders unpacked. */
+  batchesReceived = 0;
   private stream: ClientDuplexStream<ServerMessage, CoordinatorMessage> | undefined;
   private readonly client: GameServerLinkClient;
   private nextGame = 1;
@@ -61,10 +64,18 @@ export class GameServerConnection {
       answerKeepalive?: boolean;
       /** End a game as soon as this many players are in it (load generation: games play instantly). */
       endWhenFull?: number;
+      /**
+       * Batch both ways (issue 15): reports of one tick leave in one ServerBatch, and the hello
+       * asks for the coordinator's orders in CoordinatorBatch messages.
+       */
+      batch?: boolean;
     } = {},
   ) {
     this.client = new GameServerLinkClient(address, credentials.createInsecure());
+    if (behaviour.batch) this.outbox = new TickBatch((events) => this.write({ event: { $case: 'batch', value: { events } } }));
   }
+
+  private readonly outbox: TickBatch<ServerMessage> | undefined;
 
   /** Opens the stream and says hello; resolves with the coordinator's welcome. */
   connect(): Promise<Welcome> {
@@ -72,6 +83,12 @@ export class GameServerConnection {
     this.stream = stream;
     return new Promise((resolve, reject) => {
       stream.on('data', (message: CoordinatorMessage) => {
+        if (message.order?.$case === 'batch') {
+          // A CoordinatorBatch (issue 15) is its orders, handled one after the other as if each came alone.
+          this.batchesReceived++;
+          for (const inner of message.order.value.orders) stream.emit('data', inner);
+          return;
+        }
         this.orders.push(message);
         const order = message.order;
         switch (order?.$case) {
@@ -103,7 +120,7 @@ export class GameServerConnection {
       stream.on('error', (e: ServiceError) => end(e));
       stream.on('end', () => end(null));
       const id = this.identity;
-      this.send({
+      this.write({
         event: {
           $case: 'hello',
           value: {
@@ -113,6 +130,7 @@ export class GameServerConnection {
             templates: [...(id.templates ?? [])],
             capacity: { maxGames: id.maxGames, maxStartsPerSecond: id.maxStartsPerSecond ?? 0 },
             runningGames: [...(id.runningGames ?? [])],
+            acceptsBatches: this.behaviour.batch === true,
           },
         },
       });
@@ -192,12 +210,19 @@ export class GameServerConnection {
     this.send({ event: { $case: 'capacityChanged', value: { capacity: { maxGames, maxStartsPerSecond } } } });
   }
 
+  /** Sends a report now, or with the others of this tick when batching. */
   send(message: ServerMessage): void {
+    if (this.outbox) this.outbox.push(message);
+    else this.write(message);
+  }
+
+  private write(message: ServerMessage): void {
     if (this.ended === undefined) this.stream?.write(message);
   }
 
   /** Hangs up, like a server process that exits. */
   close(): void {
+    this.outbox?.flush();
     this.stream?.cancel();
     this.client.close();
   }

@@ -4,7 +4,7 @@ import { parsePairs } from '../lib/plain-pairs.js';
 import { runLoad } from './load-generator.js';
 
 /** `gamefactory loadgen`: runs the load with a progress bar, then prints what it measured. */
-export async function runLoadCommand(opts: Record<string, string | string[]>): Promise<void> {
+export async function runLoadCommand(opts: Record<string, string | string[] | boolean>): Promise<void> {
   const number = (name: string) => {
     const value = Number(opts[name]);
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${name}: "${String(opts[name])}" is not a number >= 0`);
@@ -24,6 +24,7 @@ export async function runLoadCommand(opts: Record<string, string | string[]>): P
     rate: number('rate'),
     concurrency: Math.max(1, number('concurrency')),
     mode,
+    batch: opts.batch !== false,
     template: String(opts.template),
     partition: parsePairs(opts.partition as string[]),
     matchable: parsePairs(opts.match as string[]),

@@ -2,8 +2,9 @@ import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { performance } from 'node:perf_hooks';
 import { findGameRequest, type FindOptions } from '../lib/find-game.js';
 import { GameServerConnection } from '../lib/game-server-connection.js';
+import { TickBatch } from '../lib/tick-batch.js';
 import type { PlainValue } from '../lib/wire-attributes.js';
-import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import { MatchmakerClient, type FindGameRequest, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 export interface LoadOptions {
   /** Coordinator address, host:port. */
@@ -21,6 +22,11 @@ export interface LoadOptions {
   readonly concurrency: number;
   /** `unary`: one FindGame call per ticket; `stream`: every ticket over one FindGames stream. */
   readonly mode: 'unary' | 'stream';
+  /**
+   * Batch on our side too (issue 15; default true): stream mode sends the finds of one tick in one
+   * FindGamesBatch, and the fake servers coalesce their reports, so the figure measures the coordinator.
+   */
+  readonly batch?: boolean;
   readonly template: string;
   readonly partition: Record<string, PlainValue>;
   readonly matchable?: Record<string, PlainValue>;
@@ -72,7 +78,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   };
 
   const startedAt = performance.now();
-  const send = options.mode === 'unary' ? unarySender(client, settle) : streamSender(client, settle);
+  const send = options.mode === 'unary' ? unarySender(client, settle) : streamSender(client, settle, options.batch !== false);
   await pace(options, (i) => send.find(request(i)));
   await send.close();
   const elapsedMs = performance.now() - startedAt;
@@ -101,7 +107,7 @@ async function connectServers(options: LoadOptions): Promise<GameServerConnectio
       new GameServerConnection(
         options.address,
         { serverId: `${options.runId}-server${i}`, endpoint: `127.0.0.1:${7000 + i}`, maxGames: options.maxGamesPerServer },
-        { autoJoin: true, endWhenFull: options.playersPerGame },
+        { autoJoin: true, endWhenFull: options.playersPerGame, batch: options.batch !== false },
       ),
   );
   await Promise.all(servers.map((s) => s.connect()));
@@ -138,16 +144,22 @@ function unarySender(client: MatchmakerClient, settle: Settle): Sender {
   };
 }
 
-function streamSender(client: MatchmakerClient, settle: Settle): Sender {
+function streamSender(client: MatchmakerClient, settle: Settle, batch: boolean): Sender {
   const stream = client.findGames();
   const pending = new Map<string, { startedAt: number; resolve: () => void }>();
-  stream.on('data', (u: FindGameUpdate) => {
+  const finds = new TickBatch<FindGameRequest>((batched) => stream.write({ request: { $case: 'batch', value: { finds: batched, cancels: [] } } }));
+  const onUpdate = (u: FindGameUpdate): void => {
+    if (u.update?.$case === 'batch') {
+      for (const inner of u.update.value.updates) onUpdate(inner);
+      return;
+    }
     const entry = pending.get(u.ticketId);
     if (!entry || u.update?.$case === 'queued') return;
     pending.delete(u.ticketId);
     settle(entry.startedAt, u.update?.$case === 'assignment' ? undefined : String(u.update?.$case === 'error' ? u.update.value.code : 'unknown'));
     entry.resolve();
-  });
+  };
+  stream.on('data', onUpdate);
   const failAll = (code: string) => {
     for (const [id, entry] of pending) {
       pending.delete(id);
@@ -161,9 +173,11 @@ function streamSender(client: MatchmakerClient, settle: Settle): Sender {
     find: (request) =>
       new Promise((resolve) => {
         pending.set(request.ticketId, { startedAt: performance.now(), resolve });
-        stream.write({ request: { $case: 'find', value: findGameRequest(request) } });
+        if (batch) finds.push(findGameRequest(request));
+        else stream.write({ request: { $case: 'find', value: findGameRequest(request) } });
       }),
     close: async () => {
+      finds.flush();
       stream.end();
     },
   };

@@ -1,53 +1,76 @@
 /**
- * FindGame end to end over gRPC on loopback, side by side in one run with the transport's floors
- * (a bare grpc-js unary echo and a bare bidirectional-stream echo): the coordinator, its fake game
- * servers and its clients share one process, as the echo's client and server do.
- * Issue 6 targets: FindGame >= 1/2 of the unary echo's calls/s; FindGames >= 1/2 of the stream
- * echo's msgs/s; >= 3 million 4-player cooperative games created per hour.
+ * FindGame end to end over gRPC on loopback, with the coordinator in its own process and the load
+ * generator (its clients and fake game servers) in this one (issue 15), side by side in one run
+ * with the transport's floors measured the same way (a bare grpc-js echo server in its own process).
+ * Issue 15 targets: FindGames tickets/s >= 0.5x the bidi echo's msgs/s; FindGame >= 0.6x the unary
+ * echo's calls/s; >= 10 million 4-player cooperative games per hour; coordinator RSS after 100k
+ * tickets < 250 MB; CPU µs per ticket beside the echo server's per message.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCoordinatorProcess } from '../../src/app/coordinator-process.js';
-import { loadConfigFile } from '../../src/config/load.js';
-import { silentLog } from '../../src/coordinator/ports.js';
 import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import transportFloor from './transport-floor.bench.js';
+import { startServerChild } from './child-process.js';
+import transportFloor, { APART } from './transport-floor.bench.js';
 
 const UNARY = 'end to end over gRPC: one call per ticket vs unary echo';
 const STREAM = 'end to end over gRPC: one stream vs bidi stream echo';
 const GAMES = 'cooperative 4-player games created, end to end';
+const MEMORY = 'coordinator memory';
 
-async function measure(mode: 'unary' | 'stream', tickets: number, concurrency: number): Promise<LoadReport> {
+interface Measured {
+  readonly report: LoadReport;
+  readonly cpuMicrosPerTicket: number;
+  /** This process's CPU per ticket: the load generator's clients and fake servers. */
+  readonly loadCpuMicrosPerTicket: number;
+  readonly rssBytes: number;
+  /** Right after start, before any ticket: the process's own floor (tsx, worker threads, LMDB maps). */
+  readonly idleRssBytes: number;
+  readonly ticketsSoFar: number;
+}
+
+type Mode = { readonly mode: 'unary' | 'stream'; readonly batch: boolean; readonly concurrency: number };
+
+/** A fresh coordinator process (factories.yaml, plaintext on loopback); warms up, then measures. */
+async function measure(how: Mode, tickets: number): Promise<Measured> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
-  const running = await startCoordinatorProcess({
-    config: loadConfigFile('factories.yaml'),
-    listen: '127.0.0.1:0',
-    metricsListen: '127.0.0.1:0',
-    dataDir,
-    log: silentLog,
-  });
+  const coordinator = await startServerChild(
+    ['src/cli/main.ts', 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
+    (line) => {
+      const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
+      return match ? Number(match[1]) : undefined;
+    },
+  );
+  const idleRssBytes = coordinator.rssBytes();
   const load = (runId: string, count: number) =>
     runLoad({
-      address: `127.0.0.1:${running.grpcPort}`,
-      servers: 8,
+      address: `127.0.0.1:${coordinator.port}`,
+      servers: 20,
       maxGamesPerServer: 10_000,
       playersPerGame: 4,
       tickets: count,
       rate: 0,
-      concurrency,
-      mode,
+      concurrency: how.concurrency,
+      mode: how.mode,
+      batch: how.batch,
       template: 'diablo',
       partition: { difficulty: 'hard', hardcore: false, version: 'v201' },
       runId,
     });
   try {
     // Warm up (JIT, connections) untimed, as the echo floors do, then measure.
-    await load(`warmup-${mode}`, Math.ceil(tickets / 10));
-    return await load(`bench-${mode}`, tickets);
+    const warmup = Math.ceil(tickets / 10);
+    await load(`warmup-${how.mode}`, warmup);
+    const cpuBefore = coordinator.cpuMicros();
+    const loadBefore = process.cpuUsage();
+    const report = await load(`bench-${how.mode}`, tickets);
+    const loadUsed = process.cpuUsage(loadBefore);
+    const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1);
+    const loadCpuMicrosPerTicket = (loadUsed.user + loadUsed.system) / Math.max(report.assigned, 1);
+    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), idleRssBytes, ticketsSoFar: warmup + tickets };
   } finally {
-    await running.stop();
+    await coordinator.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -58,34 +81,45 @@ const endToEnd: BenchSuite = {
     // The floors are measured before and after ours and averaged: on a shared machine the
     // transport's own rate drifts over a run, and a ratio against one side of it would too.
     const before = await transportFloor.run(options);
-    const tickets = options.quick ? 2000 : 20_000;
-    // Same number in flight as the floors: 64 unary calls, a window of 256 on the stream.
-    const unary = await measure('unary', tickets, 64);
-    const stream = await measure('stream', tickets * 2, 256);
+    const tickets = options.quick ? 10_000 : 100_000;
+    // Unary: as many calls in flight as the unary echo. Stream: batched finds need a deeper window
+    // than the echo's 256 to fill a batch per tick (each batch carries up to 1024 finds).
+    const unary = await measure({ mode: 'unary', batch: false, concurrency: 64 }, Math.ceil(tickets / 5));
+    const single = await measure({ mode: 'stream', batch: false, concurrency: 256 }, Math.ceil(tickets / 5));
+    const batched = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, tickets);
     const after = await transportFloor.run(options);
     const floor = (prefix: string, metric: string) => {
-      const values = [before, after].map((rows) => rows.find((r) => r.subject.startsWith(prefix) && r.metric === metric)?.value);
-      if (values.some((v) => v === undefined)) return undefined;
-      return { value: (values[0]! + values[1]!) / 2 };
+      const values = [before, after].map((rows) => rows.find((r) => r.subject.startsWith(prefix) && r.subject.endsWith(APART) && r.metric === metric)?.value);
+      return values.some((v) => v === undefined) ? undefined : (values[0]! + values[1]!) / 2;
     };
     const rows: BenchRow[] = [];
     const add = (group: string, subject: string, metric: string, value: number | undefined, higherIsBetter: boolean) => {
       if (value !== undefined) rows.push({ group, subject, metric, value, higherIsBetter });
     };
-    for (const [group, report, echo, rate] of [
-      [UNARY, unary, 'unary echo', 'calls/s'],
-      [STREAM, stream, 'bidi stream echo', 'msgs/s'],
-    ] as const) {
-      add(group, `gamefactory ${report === unary ? 'FindGame' : 'FindGames'}`, 'per s', report.matchesPerSecond, true);
-      add(group, `grpc-js ${echo} (floor)`, 'per s', floor(echo, rate)?.value, true);
-      add(group, `gamefactory ${report === unary ? 'FindGame' : 'FindGames'}`, 'p99 ms', report.p99Ms, false);
-      add(group, `grpc-js ${echo} (floor)`, 'p99 ms', floor(echo, 'p99 ms')?.value, false);
-      if (report.assigned < report.sent) throw new Error(`${group}: only ${report.assigned} of ${report.sent} assigned: ${JSON.stringify(report.errorsByCode)}`);
+    const runs = [
+      [UNARY, 'gamefactory FindGame', unary, 'unary echo', 'calls/s'],
+      [STREAM, 'gamefactory FindGames, batched', batched, 'bidi stream echo', 'msgs/s'],
+      [STREAM, 'gamefactory FindGames, one find per message', single, 'bidi stream echo', 'msgs/s'],
+    ] as const;
+    for (const [group, subject, m, echo, rate] of runs) {
+      add(group, subject, 'per s', m.report.matchesPerSecond, true);
+      add(group, subject, 'p99 ms', m.report.p99Ms, false);
+      add(group, subject, 'server cpu µs per ticket or echo', m.cpuMicrosPerTicket, false);
+      add(group, `${subject}: the load generator`, 'client cpu µs per ticket', m.loadCpuMicrosPerTicket, false);
+      if (m.report.assigned < m.report.sent) throw new Error(`${group}: only ${m.report.assigned} of ${m.report.sent} assigned: ${JSON.stringify(m.report.errorsByCode)}`);
+      if (m === single) continue;
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'per s', floor(echo, rate), true);
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'p99 ms', floor(echo, 'p99 ms'), false);
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'server cpu µs per ticket or echo', floor(echo, 'server cpu µs per echo'), false);
     }
-    const gamesPerHour = (r: LoadReport) => (r.gamesEnded / r.elapsedMs) * 3_600_000;
-    add(GAMES, 'gamefactory over FindGames', 'games/hour', gamesPerHour(stream), true);
+    const gamesPerHour = (m: Measured) => (m.report.gamesEnded / m.report.elapsedMs) * 3_600_000;
+    add(GAMES, 'gamefactory over FindGames, batched', 'games/hour', gamesPerHour(batched), true);
+    add(GAMES, 'gamefactory over FindGames, one find per message', 'games/hour', gamesPerHour(single), true);
     add(GAMES, 'gamefactory over FindGame', 'games/hour', gamesPerHour(unary), true);
-    add(GAMES, 'target (issue 6)', 'games/hour', 3_000_000, true);
+    add(GAMES, 'target (issue 15)', 'games/hour', 10_000_000, true);
+    add(MEMORY, `coordinator RSS after ${batched.ticketsSoFar.toLocaleString('en')} tickets`, 'MB', batched.rssBytes / 1e6, false);
+    add(MEMORY, 'coordinator RSS at start, no tickets', 'MB', batched.idleRssBytes / 1e6, false);
+    add(MEMORY, 'goal (issue 15)', 'MB', 250, false);
     return rows;
   },
 };

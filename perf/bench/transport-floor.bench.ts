@@ -4,7 +4,9 @@
  * Client and server share one process and event loop, as in our in-process integration runs.
  */
 import * as grpc from '@grpc/grpc-js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
+import { startServerChild, type ServerChild } from './child-process.js';
 
 const identity = (buffer: Buffer): Buffer => buffer;
 
@@ -93,20 +95,28 @@ const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 interface EchoResult {
   readonly perSecond: number;
-  /** Process CPU time (client and server) per echo: steadier than the rate when the cores are shared. */
+  /** Process CPU time (client, and server when in process) per echo: steadier than the rate when the cores are shared. */
   readonly cpuMicrosPerEcho: number;
+  /** With the server in its own process: its CPU time per echo. */
+  readonly serverCpuMicrosPerEcho?: number;
   readonly latency: LatencySamples;
 }
 
-/** Starts counting process CPU time when the measured window opens. */
+/** Starts counting process CPU time (and a server child's) when the measured window opens. */
 class CpuMeter {
   private startedAt: NodeJS.CpuUsage | undefined;
+  private serverStartedAt = 0;
+  constructor(private readonly serverCpu?: () => number) {}
   open(): void {
-    this.startedAt ??= process.cpuUsage();
+    if (this.startedAt) return;
+    this.startedAt = process.cpuUsage();
+    this.serverStartedAt = this.serverCpu?.() ?? 0;
   }
-  perEcho(echoes: number): number {
+  result(perSecond: number, latency: LatencySamples): EchoResult {
     const used = process.cpuUsage(this.startedAt);
-    return (used.user + used.system) / Math.max(echoes, 1);
+    const echoes = Math.max(latency.size, 1);
+    const server = this.serverCpu && (this.serverCpu() - this.serverStartedAt) / echoes;
+    return { perSecond, cpuMicrosPerEcho: (used.user + used.system) / echoes, serverCpuMicrosPerEcho: server, latency };
   }
 }
 
@@ -116,7 +126,7 @@ interface Phase {
 }
 
 /** Keeps `unaryInFlight` calls outstanding; counts and times only calls started after warm-up. */
-async function measureUnary(client: EchoClient, phase: Phase): Promise<EchoResult> {
+async function measureUnary(client: EchoClient, phase: Phase, serverCpu?: () => number): Promise<EchoResult> {
   const payload = Buffer.alloc(payloadBytes, 1);
   const call = (): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -125,7 +135,7 @@ async function measureUnary(client: EchoClient, phase: Phase): Promise<EchoResul
   const latency = new LatencySamples();
   const measureFrom = nowMs() + phase.warmupMs;
   const measureUntil = measureFrom + phase.measureMs;
-  const cpu = new CpuMeter();
+  const cpu = new CpuMeter(serverCpu);
   const worker = async (): Promise<void> => {
     for (let started = nowMs(); started < measureUntil; started = nowMs()) {
       if (started >= measureFrom) cpu.open();
@@ -134,7 +144,7 @@ async function measureUnary(client: EchoClient, phase: Phase): Promise<EchoResul
     }
   };
   await Promise.all(Array.from({ length: unaryInFlight }, worker));
-  return { perSecond: latency.size / (phase.measureMs / 1000), cpuMicrosPerEcho: cpu.perEcho(latency.size), latency };
+  return cpu.result(latency.size / (phase.measureMs / 1000), latency);
 }
 
 /**
@@ -142,7 +152,7 @@ async function measureUnary(client: EchoClient, phase: Phase): Promise<EchoResul
  * whenever write() asks for it until 'drain'. Echoes come back in order, so a FIFO of send times
  * gives each message's round trip.
  */
-async function measureStream(client: EchoClient, phase: Phase): Promise<EchoResult> {
+async function measureStream(client: EchoClient, phase: Phase, serverCpu?: () => number): Promise<EchoResult> {
   const stream = client.stream();
   const payload = Buffer.alloc(payloadBytes, 2);
   const latency = new LatencySamples();
@@ -152,7 +162,7 @@ async function measureStream(client: EchoClient, phase: Phase): Promise<EchoResu
   const measureUntil = measureFrom + phase.measureMs;
   let writable = true;
   let sending = true;
-  const cpu = new CpuMeter();
+  const cpu = new CpuMeter(serverCpu);
 
   return new Promise((resolve, reject) => {
     const pump = (): void => {
@@ -182,18 +192,21 @@ async function measureStream(client: EchoClient, phase: Phase): Promise<EchoResu
       pump();
     });
     stream.on('error', reject);
-    stream.on('end', () =>
-      resolve({ perSecond: latency.size / (phase.measureMs / 1000), cpuMicrosPerEcho: cpu.perEcho(latency.size), latency }),
-    );
+    stream.on('end', () => resolve(cpu.result(latency.size / (phase.measureMs / 1000), latency)));
     pump();
   });
 }
 
 function rowsFor(subject: string, rate: string, result: EchoResult): BenchRow[] {
   const group = 'transport floor: grpc-js over loopback';
+  const server: BenchRow[] =
+    result.serverCpuMicrosPerEcho === undefined
+      ? []
+      : [{ group, subject, metric: 'server cpu µs per echo', value: result.serverCpuMicrosPerEcho, higherIsBetter: false }];
   return [
     { group, subject, metric: rate, value: result.perSecond, higherIsBetter: true },
     { group, subject, metric: 'cpu µs per echo', value: result.cpuMicrosPerEcho, higherIsBetter: false },
+    ...server,
     { group, subject, metric: 'p50 ms', value: result.latency.percentile(50), higherIsBetter: false },
     { group, subject, metric: 'p99 ms', value: result.latency.percentile(99), higherIsBetter: false },
   ];
@@ -211,6 +224,7 @@ const transportFloor: BenchSuite = {
       return [
         ...rowsFor(`unary echo, ${unaryInFlight} in flight`, 'calls/s', unary),
         ...rowsFor(`bidi stream echo, window ${streamWindow}`, 'msgs/s', stream),
+        ...(await measureApart(phase)),
       ];
     } finally {
       client.close();
@@ -218,5 +232,36 @@ const transportFloor: BenchSuite = {
     }
   },
 };
+
+/**
+ * The same echoes with the server in its own process, as the coordinator is measured end to end
+ * (issue 15): the server's CPU per echo comes from /proc, beside the coordinator's per ticket.
+ */
+async function measureApart(phase: Phase): Promise<BenchRow[]> {
+  const child: ServerChild = await startServerChild([fileURLToPath(import.meta.url), '--serve'], (line) => {
+    const match = /^echo listening on (\d+)$/.exec(line);
+    return match ? Number(match[1]) : undefined;
+  });
+  const client = new EchoClientConstructor(`127.0.0.1:${child.port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
+  try {
+    const unary = await measureUnary(client, phase, () => child.cpuMicros());
+    const stream = await measureStream(client, phase, () => child.cpuMicros());
+    return [
+      ...rowsFor(`unary echo, ${unaryInFlight} in flight, ${APART}`, 'calls/s', unary),
+      ...rowsFor(`bidi stream echo, window ${streamWindow}, ${APART}`, 'msgs/s', stream),
+    ];
+  } finally {
+    client.close();
+    await child.stop();
+  }
+}
+
+export const APART = 'server in its own process';
+
+// `tsx transport-floor.bench.ts --serve`: the echo server alone, for measureApart.
+if (process.argv.includes('--serve') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { port } = await startEchoServer();
+  console.log(`echo listening on ${port}`);
+}
 
 export default transportFloor;

@@ -113,6 +113,7 @@ program
   .option('--template <name>', 'factory template', 'diablo')
   .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
   .option('--match <key=value...>', 'matchable attributes', [])
+  .option('--no-batch', 'one find per FindGames message and one report per server message (no batching)')
   .action(async (opts: Record<string, string & string[]>) => {
     const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
     await runLoadCommand(opts);

@@ -12,6 +12,7 @@ import type { CoreDeps, TicketRecord } from '../ports.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import type { ParkedTickets, RestoredTickets } from './restored-tickets.js';
 import { ticketIdReused } from './restored-tickets.js';
+import { ExpiryHeap } from './expiry-heap.js';
 import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 
@@ -25,7 +26,7 @@ const ASSIGNED_RETENTION_MS = 30_000;
  */
 export class TicketDesk {
   /** Each ticket's pending expiry (time to live while waiting, retention once assigned). */
-  private readonly expiries = new Map<string, () => void>();
+  private readonly expiries: ExpiryHeap;
   private stopping = false;
 
   constructor(
@@ -40,7 +41,9 @@ export class TicketDesk {
     private readonly placement: PlacementPort,
     /** A ticket ended: its factory may have nothing left waiting in it. */
     private readonly factoryMayBeIdle: (factory: string) => void,
-  ) {}
+  ) {
+    this.expiries = new ExpiryHeap(deps.timers, deps.now, (ticketId) => this.expire(ticketId));
+  }
 
   beginShutdown(): void {
     this.stopping = true;
@@ -105,8 +108,8 @@ export class TicketDesk {
       {
         id: request.ticketId,
         request,
-        fingerprint: fingerprint(request),
-        factory: name,
+        // The factory's own copy of its name: one string for all its tickets, not one each.
+        factory: runtime?.identity.name ?? name,
         playerIds: request.party.map((p) => p.playerId),
         createdAt,
         arrival,
@@ -202,7 +205,8 @@ export class TicketDesk {
   }
 
   private resume(ticket: Ticket, request: FindRequest, listener: TicketListener): void {
-    if (ticket.fingerprint !== fingerprint(request)) throw ticketIdReused(ticket.id);
+    // Computed on a retry only: a fingerprint kept per ticket was a few hundred bytes each.
+    if (fingerprint(ticket.request) !== fingerprint(request)) throw ticketIdReused(ticket.id);
     const previous = this.book.listen(ticket.id, listener);
     if (previous && previous !== listener) {
       previous.fail(new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
@@ -232,8 +236,7 @@ export class TicketDesk {
   }
 
   private expireAfter(ticketId: string, ms: number): void {
-    this.expiries.get(ticketId)?.();
-    this.expiries.set(ticketId, this.deps.timers.set(() => this.expire(ticketId), ms));
+    this.expiries.set(ticketId, ms);
   }
 
   private expire(ticketId: string): void {
@@ -249,7 +252,6 @@ export class TicketDesk {
 
   /** Ends a waiting ticket without an assignment and frees its players. */
   private finish(ticket: Ticket, outcome: Exclude<FindOutcome, 'assigned'>, error: MatchmakingError | undefined): void {
-    this.expiries.get(ticket.id)?.();
     this.expiries.delete(ticket.id);
     const state = ticket.state;
     this.parked.remove(ticket);
@@ -277,7 +279,11 @@ export class TicketDesk {
     this.expireAfter(ticketId, Math.min(ASSIGNED_RETENTION_MS, ticket.createdAt + this.config.placement.ticketTtlMs - this.deps.now()));
     this.roster.seat(assignment.gameId, ticket.playerIds);
     this.deps.events.emit('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.deps.now() - ticket.createdAt });
-    ticket.listener?.update({ kind: 'assigned', assignment });
+    const listener = ticket.listener;
+    listener?.update({ kind: 'assigned', assignment });
+    // The call is answered: a retained ticket need not keep its stream's closures alive (a retry
+    // brings its own listener).
+    if (listener && this.book.get(ticketId)?.listener === listener) this.book.listen(ticketId, undefined);
   }
 
   /** The factory a request names, or undefined if it names none. */

@@ -23,8 +23,6 @@ export type EndReason = 'cancelled' | 'expired' | 'failed' | 'retention-over';
 export interface Ticket {
   readonly id: string;
   readonly request: FindRequest;
-  /** Equal for retries of the same request; a different request under the same id is refused. */
-  readonly fingerprint: string;
   readonly factory: string;
   readonly playerIds: readonly string[];
   readonly createdAt: number;
@@ -37,6 +35,7 @@ export interface Ticket {
   readonly persisted: boolean;
 }
 
+/** Equal for retries of the same request; a different request under the same id is refused. */
 export function fingerprint(request: FindRequest): string {
   const sorted = (m: ReadonlyMap<string, unknown>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([

@@ -69,6 +69,7 @@ export function encodeValue(key: ValueKey): WireValue {
 
 export function decodeAttributes(field: string, wire: Record<string, WireValue> | undefined): AttributeSet {
   const entries = Object.entries(wire ?? {});
+  if (entries.length === 0) return NO_ATTRIBUTES;
   if (entries.length > LIMITS.maxAttributes) {
     throw invalidArgument(field, `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
   }
@@ -79,6 +80,13 @@ export function decodeAttributes(field: string, wire: Record<string, WireValue> 
   }
   return result;
 }
+
+/**
+ * One shared empty set (and latency map) for every request that leaves them out: a Map costs a
+ * couple of hundred bytes, and retained tickets hold their request (issue 15 heap profile).
+ */
+const NO_ATTRIBUTES: AttributeSet = new Map();
+const NO_LATENCIES: ReadonlyMap<string, number> = new Map();
 
 export function encodeAttributes(attributes: AttributeSet): Record<string, WireValue> {
   const result: Record<string, WireValue> = {};
@@ -133,7 +141,7 @@ export function decodeFindRequest(wire: FindGameRequest): FindRequest {
     party,
     partition: decodeAttributes('partition_attributes', wire.partitionAttributes),
     matchable: decodeAttributes('matchable_attributes', wire.matchableAttributes),
-    latenciesMs: new Map(latencies),
+    latenciesMs: latencies.length === 0 ? NO_LATENCIES : new Map(latencies),
     preferredMaps: checkList('preferred_maps', wire.preferredMaps),
     vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
   };

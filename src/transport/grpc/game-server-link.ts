@@ -7,6 +7,7 @@ import type { CoordinatorMessage, ServerMessage } from '../../generated/gamefact
 import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
 import { asMatchmakingError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
+import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 
 export interface GameServerLinkOptions {
   readonly keepaliveIntervalMs: number;
@@ -29,19 +30,24 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     let lastHeard = options.now();
     let sequence = 0n;
     const stream = new StreamLifecycle(call);
+    // A server whose hello accepts batches gets the orders of one tick in one message (issue 15).
+    let outbox: TickOutbox<CoordinatorMessage> | undefined;
+    const write = (message: CoordinatorMessage) => (outbox ? outbox.push(message) : stream.write(message));
 
     const channel: ServerChannel = {
-      send: (order) => stream.write(encodeOrder(order)),
+      send: (order) => write(encodeOrder(order)),
       close: (error) => finish(error),
     };
 
     /** Ends the stream (with an error status unless `error` is undefined) and forgets the server. */
     const finish = (error: MatchmakingError | undefined): void => {
       if (!stream.open) return;
+      outbox?.flush();
       stream.end(error);
       if (serverId !== undefined) coordinator.disconnectServer(serverId, channel);
     };
     stream.onGone(() => {
+      outbox?.discard();
       if (serverId !== undefined) coordinator.disconnectServer(serverId, channel);
     });
 
@@ -52,13 +58,31 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
         finish(new MatchmakingError('UNAVAILABLE', `no message from the server for ${MISSED_KEEPALIVES} keepalive intervals`));
         return;
       }
-      if (serverId !== undefined) stream.write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
+      if (serverId !== undefined) write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
     });
 
     call.on('data', (message: ServerMessage) => {
       if (!stream.open) return;
       lastHeard = options.now();
       if (serverId === undefined) return hello(message);
+      if (message.event?.$case !== 'batch') return report(serverId, message);
+      const events = message.event.value.events;
+      if (events.length > MAX_BATCH) {
+        options.onRejected?.('batch');
+        channel.send({ kind: 'rejected', reason: `batch.events: ${events.length} reports in one message; at most ${MAX_BATCH}` });
+        return;
+      }
+      for (const event of events) {
+        if (!stream.open) return;
+        if (event.event?.$case === 'batch') {
+          options.onRejected?.('batch');
+          channel.send({ kind: 'rejected', reason: 'batch.events: a batch inside a batch' });
+        } else report(serverId, event);
+      }
+    });
+
+    /** One report after hello, alone or from a batch. */
+    const report = (serverId: string, message: ServerMessage): void => {
       try {
         const event = decodeServerEvent(message, serverId);
         if (event === 'keepalive' || event === undefined) return;
@@ -71,7 +95,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
         options.onRejected?.(message.event?.$case ?? 'empty');
         channel.send({ kind: 'rejected', reason });
       }
-    });
+    };
 
     const hello = (message: ServerMessage): void => {
       try {
@@ -81,7 +105,8 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
         const decoded = decodeHello(message.event.value, options.now());
         const factories = coordinator.connectServer(decoded, channel);
         serverId = decoded.serverId;
-        stream.write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
+        if (message.event.value.acceptsBatches === true) outbox = new TickOutbox((orders) => stream.write({ order: { $case: 'batch', value: { orders } } }));
+        write({ order: { $case: 'welcome', value: { factories, keepaliveIntervalMs: interval } } });
       } catch (error) {
         if (!(error instanceof MatchmakingError)) options.log.warn({ err: error }, 'hello failed');
         finish(asMatchmakingError(error));

@@ -18,6 +18,7 @@ import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
+import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -68,53 +69,77 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     }
   };
 
-  /** FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end. */
+  /**
+   * FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end.
+   * A client that batches (finds/cancels) gets its updates batched too, once per tick (issue 15).
+   */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
     const stream = new StreamLifecycle(call, true);
+    const outbox = new TickOutbox<FindGameUpdate>((updates) => stream.write({ ticketId: '', update: { $case: 'batch', value: { updates } } }));
+    /** Set by the first batched request; from then on updates leave in batches. */
+    let batching = false;
+    const send = (update: FindGameUpdate) => (batching ? outbox.push(update) : stream.write(update));
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
+    const endIfDone = () => {
+      if (!clientDone || listeners.size > 0) return;
+      outbox.flush();
+      stream.end();
+    };
     const settled = (ticketId: string, listener: TicketListener) => {
       if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
-      if (clientDone && listeners.size === 0) stream.end();
+      endIfDone();
     };
     const listenerFor = (ticketId: string): TicketListener => {
       const listener: TicketListener = {
         update(update) {
-          stream.write(toWire(ticketId, update));
+          send(toWire(ticketId, update));
           if (update.kind === 'assigned') settled(ticketId, listener);
         },
         fail(error) {
-          stream.write({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+          send({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
           settled(ticketId, listener);
         },
       };
       return listener;
     };
+    const find = (wire: FindGameRequest) => {
+      const listener = listenerFor(wire.ticketId);
+      try {
+        const decoded = decodeFindRequest(wire);
+        listeners.set(decoded.ticketId, listener);
+        coordinator.find(decoded, listener);
+      } catch (error) {
+        refuse(error);
+        listener.fail(asMatchmakingError(error));
+      }
+    };
     call.on('data', (message: FindGamesRequest) => {
       const request = message.request;
-      if (request?.$case === 'find') {
-        const listener = listenerFor(request.value.ticketId);
-        try {
-          const decoded = decodeFindRequest(request.value);
-          listeners.set(decoded.ticketId, listener);
-          coordinator.find(decoded, listener);
-        } catch (error) {
-          refuse(error);
-          listener.fail(asMatchmakingError(error));
-        }
-      } else if (request?.$case === 'cancel') {
-        coordinator.cancel(request.value.ticketId);
+      if (request?.$case === 'find') find(request.value);
+      else if (request?.$case === 'cancel') coordinator.cancel(request.value.ticketId);
+      if (request?.$case !== 'batch') return;
+      batching = true;
+      const { finds, cancels } = request.value;
+      if (finds.length + cancels.length > MAX_BATCH) {
+        const error = new MatchmakingError('INVALID_ARGUMENT', `batch: ${finds.length + cancels.length} in one message; at most ${MAX_BATCH}`);
+        refuse(error);
+        for (const wire of finds) listenerFor(wire.ticketId).fail(error);
+        return;
       }
+      for (const wire of finds) find(wire);
+      for (const cancel of cancels) coordinator.cancel(cancel.ticketId);
     });
     // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
     stream.onGone(() => {
+      outbox.discard();
       for (const [ticketId, listener] of listeners) coordinator.abandon(ticketId, listener);
       listeners.clear();
     });
     call.on('end', () => {
       clientDone = true;
-      if (listeners.size === 0) stream.end();
+      endIfDone();
     });
   };
 
