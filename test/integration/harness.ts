@@ -84,7 +84,7 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
 
 export const DIABLO_YAML = `
 placement: { policy: fill, createTimeoutMs: 5000, maxQueuedPerFactory: 1000, ticketTtlSeconds: 30 }
-servers: { keepaliveIntervalMs: 200 }
+servers: { keepaliveIntervalMs: 1000 }
 factories:
   - name: diablo
     partitioning:
