@@ -18,6 +18,7 @@ import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
+import { principalOf } from '../../security/interceptor/security-interceptor.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -61,7 +62,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     };
     stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
     try {
-      coordinator.find(decodeFindRequest(call.request), listener);
+      coordinator.find({ ...decodeFindRequest(call.request), caller: principalOf(call.metadata) }, listener);
     } catch (error) {
       refuse(error);
       listener.fail(asMatchmakingError(error));
@@ -72,6 +73,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
     const stream = new StreamLifecycle(call, true);
+    const caller = principalOf(call.metadata);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const settled = (ticketId: string, listener: TicketListener) => {
@@ -96,7 +98,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       if (request?.$case === 'find') {
         const listener = listenerFor(request.value.ticketId);
         try {
-          const decoded = decodeFindRequest(request.value);
+          const decoded = { ...decodeFindRequest(request.value), caller };
           listeners.set(decoded.ticketId, listener);
           coordinator.find(decoded, listener);
         } catch (error) {
@@ -104,7 +106,13 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
           listener.fail(asMatchmakingError(error));
         }
       } else if (request?.$case === 'cancel') {
-        coordinator.cancel(request.value.ticketId);
+        try {
+          coordinator.cancel(request.value.ticketId, caller);
+        } catch (error) {
+          // Not this caller's ticket: that one cancel's error, the stream and the ticket go on.
+          const e = asMatchmakingError(error);
+          stream.write({ ticketId: request.value.ticketId, update: { $case: 'error', value: { code: statusCode(e), message: e.message } } });
+        }
       }
     });
     // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
@@ -124,7 +132,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   ): void => {
     try {
       checkId('ticket_id', call.request.ticketId);
-      callback(null, { cancelled: coordinator.cancel(call.request.ticketId) });
+      callback(null, { cancelled: coordinator.cancel(call.request.ticketId, principalOf(call.metadata)) });
     } catch (error) {
       callback(toServiceError(refuse(error) ?? error));
     }
