@@ -119,6 +119,9 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
                 const ticketId = (message as { request?: { value?: { ticketId?: string } } }).request?.value?.ticketId ?? '';
                 const update: FindGameUpdate = { ticketId, update: { $case: 'error', value: { code: error.grpcCode, message: error.message } } };
                 interceptingCall.sendMessage(update, () => {});
+                // An empty request, which the handler ignores, instead of none: grpc-js reads the
+                // next message only once the handler has this one, so swallowing it stalls the stream.
+                nextMessage({});
                 return;
               }
               refuse(error);
