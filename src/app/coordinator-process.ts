@@ -26,8 +26,8 @@ export interface ProcessOptions {
   readonly onCallEnded?: (record: CallRecord) => void;
   /**
    * Issue 14: authentication, roles and per-peer limits on every call, TLS from config.security.
-   * `insecure`: development mode (no roles, limits apply). Absent: no security interceptor at
-   * all (tests embedding the process); the CLI always passes it.
+   * `insecure` (development mode) or absent (tests embedding the process): no security
+   * interceptor, unless security.tls is configured.
    */
   readonly security?: { readonly insecure: boolean; readonly tokens?: TokenVerifier };
   /** Longest a drain waits for calls in flight before closing every connection. */
@@ -82,7 +82,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const operatorSource = new CoordinatorOperatorSource(coordinator.view, coordinator.events);
   const operatorPage = startOperatorPage(operatorSource, now);
   const security: GrpcSecurity | undefined =
-    options.security || options.config.security?.tls
+    // Development mode (--insecure, loopback) has no roles and no per-peer limits: the examples and
+    // the load generator all come from one address. Message size is enforced either way.
+    (options.security && !options.security.insecure) || options.config.security?.tls
       ? await grpcSecurity({
           settings: options.config.security,
           limits: options.config.limits,
@@ -137,7 +139,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     },
   });
   // With credentials, the operator page is for admins (issue 14); /metrics stays as configured.
-  const routes = security && !options.security?.insecure ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
+  const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
