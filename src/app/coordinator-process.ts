@@ -11,6 +11,10 @@ import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
+import { AdminService } from '../generated/gamefactory/v1/admin.js';
+import { adminOnlyRoutes } from '../security/http/admin-routes.js';
+import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
+import type { TokenVerifier } from '../security/tokens/token-verifier.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -22,13 +26,28 @@ export interface ProcessOptions {
   /** Checks on every gRPC call before its handler: authentication, roles, rate limits. */
   readonly gates?: readonly CallGate[];
   readonly onCallEnded?: (record: CallRecord) => void;
+  /**
+   * Issue 14: authentication, roles and per-peer limits on every call, TLS from config.security.
+   * `insecure` (development mode) or absent (tests embedding the process): no security
+   * interceptor, unless security.tls is configured.
+   */
+  readonly security?: { readonly insecure: boolean; readonly tokens?: TokenVerifier };
+  /** Longest a drain waits for calls in flight before closing every connection. */
+  readonly drainGraceMs?: number;
+  /** An admin's Drain call has drained the process: the CLI exits. */
+  readonly onDrained?: () => void;
 }
+
+/** Default grace period of a drain (SIGTERM, Admin.Drain). */
+export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 
 export interface RunningCoordinator {
   readonly coordinator: Coordinator;
   readonly grpcPort: number;
   readonly metricsPort: number;
   readonly metrics: CoordinatorMetrics;
+  /** Graceful drain (issue 14): refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
+  drain(reason: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -67,6 +86,42 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   // The operator page (issue 16) reads the same view and events as the metrics.
   const operatorSource = new CoordinatorOperatorSource(coordinator.view, coordinator.events);
   const operatorPage = startOperatorPage(operatorSource, now);
+  const security: GrpcSecurity | undefined =
+    // Development mode (--insecure, loopback) has no roles and no per-peer limits: the examples and
+    // the load generator all come from one address. Message size is enforced either way.
+    (options.security && !options.security.insecure) || options.config.security?.tls
+      ? await grpcSecurity({
+          settings: options.config.security,
+          limits: options.config.limits,
+          insecure: options.security?.insecure ?? false,
+          tokens: options.security?.tokens,
+          onLimit: (e) => metrics.limitHit(e.limit),
+          now,
+          drainPath: AdminService.drain.path,
+        })
+      : undefined;
+  const graceMs = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
+  let stopping: Promise<void> | undefined;
+  const shutDown = (reason: string, drain: boolean): Promise<void> =>
+    (stopping ??= (async () => {
+      if (drain) {
+        grpc.refuseNewCalls();
+        // Stored first, so the streams ended next are not clients giving their tickets up.
+        coordinator.beginShutdown();
+        const streams = grpc.endStreams();
+        options.log.info({ reason, streams, graceMs }, 'draining: new calls refused, waiting tickets stored, streams ended');
+      } else coordinator.beginShutdown();
+      operatorPage.stop();
+      security?.stop();
+      await grpc.shutdown(drain ? graceMs : undefined);
+      const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
+      http.server.closeIdleConnections(); // the operator page's keep-alive polls
+      await closed;
+      await store.tickets.flushed();
+      await ratings.flushed();
+      await store.close();
+      await sliceSolver?.close();
+    })());
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands: coordinator,
@@ -80,8 +135,19 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     onFindRefused: (code) => metrics.findRefused(code),
     gates: options.gates,
     onCallEnded: options.onCallEnded,
+    credentials: security?.credentials,
+    maxMessageBytes: options.config.limits?.maxMessageBytes,
+    onLimit: (limit) => metrics.limitHit(limit),
+    extra: security ? [security.interceptor] : [],
+    onDrainRequested: (reason) => {
+      // Answered first; the drain starts once the answer is on its way.
+      setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));
+      return { graceMs };
+    },
   });
-  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, operatorPage.routes);
+  // With credentials, the operator page is for admins (issue 14); /metrics stays as configured.
+  const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
     'gamefactory coordinator listening',
@@ -92,15 +158,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     grpcPort: grpc.port,
     metricsPort: http.port,
     metrics,
-    async stop() {
-      coordinator.beginShutdown();
-      operatorPage.stop();
-      await grpc.shutdown();
-      await new Promise<void>((resolve) => http.server.close(() => resolve()));
-      await store.tickets.flushed();
-      await ratings.flushed();
-      await store.close();
-      await sliceSolver?.close();
-    },
+    drain: (reason) => shutDown(reason, true),
+    stop: () => shutDown('stop', false),
   };
 }

@@ -29,7 +29,12 @@ program
   .addOption(
     new Option('--allow-insecure-bind', 'allow development mode on a non-loopback address').env('GAMEFACTORY_ALLOW_INSECURE_BIND').default(false),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean }) => {
+  .addOption(
+    new Option('--drain-grace-ms <ms>', 'on SIGTERM or Admin.Drain, how long calls in flight may finish before the process exits')
+      .env('GAMEFACTORY_DRAIN_GRACE_MS')
+      .default('10000'),
+  )
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
@@ -49,27 +54,53 @@ program
       process.exitCode = 2;
       return;
     }
-    if (bind.kind === 'secure') {
-      // TODO(issue 14 wiring): pass tlsServerCredentials(config.security.tls) to the gRPC server with the interceptor chain.
-      log.error({}, 'security.tls: serving TLS lands with the interceptor chain (issue 14); until then use --insecure on loopback');
+    if (bind.kind === 'insecure') log.warn({}, bind.warning);
+    const graceMs = Number(opts.drainGraceMs);
+    if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > 3_600_000) {
+      log.error({}, `--drain-grace-ms: "${opts.drainGraceMs}" must be an integer from 0 to 3600000`);
       process.exitCode = 2;
       return;
     }
-    log.warn({}, bind.warning);
-    const running = await startCoordinatorProcess({
-      config,
-      listen: opts.listen,
-      metricsListen: opts.metricsListen,
-      dataDir: opts.data,
-      log,
-    });
-    const stop = async (signal: string) => {
-      log.info({ signal }, 'shutting down');
-      await running.stop();
-      process.exit(0);
+    let running;
+    try {
+      running = await startCoordinatorProcess({
+        config,
+        listen: opts.listen,
+        metricsListen: opts.metricsListen,
+        dataDir: opts.data,
+        log,
+        security: { insecure: bind.kind === 'insecure' },
+        drainGraceMs: graceMs,
+        onDrained: () => process.exit(0),
+      });
+    } catch (error) {
+      // A certificate that does not read, a token secret missing: say which setting, exit 2.
+      if (error instanceof Error && (error.name === 'CredentialsError' || error.name === 'SecuritySetupError')) {
+        log.error({}, error.message);
+        process.exitCode = 2;
+        return;
+      }
+      throw error;
+    }
+    // Issue 14: the first SIGTERM drains (new calls refused, tickets stored, streams ended with a
+    // retry hint) within the grace period; a second one exits at once.
+    let signals = 0;
+    const onSignal = (signal: string) => {
+      signals += 1;
+      if (signals > 1) {
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      log.info({ signal, graceMs }, 'draining');
+      const hard = setTimeout(() => {
+        log.warn({ graceMs }, 'drain did not finish within its grace period: exiting');
+        process.exit(1);
+      }, graceMs + 2000);
+      hard.unref();
+      void running.drain(signal).then(() => process.exit(0));
     };
-    process.once('SIGINT', () => void stop('SIGINT'));
-    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
   });
 
 program

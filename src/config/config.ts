@@ -21,8 +21,6 @@ export interface CoordinatorConfig {
 export interface GrpcSettings {
   readonly keepaliveTimeMs: number;
   readonly keepaliveTimeoutMs: number;
-  readonly maxReceiveMessageBytes: number;
-  readonly maxSendMessageBytes: number;
 }
 
 export interface PlacementSettings {

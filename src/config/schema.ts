@@ -7,8 +7,6 @@ import { securitySchema } from '../security/security-config.js';
 export const GRPC_DEFAULTS = {
   keepaliveTimeMs: 30_000,
   keepaliveTimeoutMs: 10_000,
-  maxReceiveMessageBytes: LIMITS.maxMessageBytes,
-  maxSendMessageBytes: LIMITS.maxMessageBytes,
 } as const;
 
 /**
@@ -220,10 +218,7 @@ export const configSchema = z.strictObject({
       keepaliveTimeMs: z.number().int().min(1000).max(7_200_000).default(GRPC_DEFAULTS.keepaliveTimeMs),
       /** A PING unanswered for this long closes the connection. */
       keepaliveTimeoutMs: z.number().int().min(1000).max(600_000).default(GRPC_DEFAULTS.keepaliveTimeoutMs),
-      /** Largest request or stream message accepted; a larger one fails RESOURCE_EXHAUSTED. */
-      maxReceiveMessageBytes: z.number().int().min(65_536).max(64 * 1024 * 1024).default(GRPC_DEFAULTS.maxReceiveMessageBytes),
-      /** Largest message sent (QueryStats across many factories is the biggest answer). */
-      maxSendMessageBytes: z.number().int().min(65_536).max(64 * 1024 * 1024).default(GRPC_DEFAULTS.maxSendMessageBytes),
+      // Message size is one setting, limits.maxMessageBytes (both directions, counted; issue 14).
     })
     .default(GRPC_DEFAULTS),
   ladders: z

@@ -1,3 +1,4 @@
+import type { Principal } from '../security/tokens/principal.js';
 import { inProcessCluster } from '../cluster/in-process/index.js';
 import { playersPerGame, type CoordinatorConfig } from '../config/config.js';
 import { MatchmakingError, invalidArgument } from '../errors/index.js';
@@ -241,8 +242,8 @@ export class Coordinator implements CoordinatorCommands {
     this.desk.find(request, listener);
   }
 
-  cancel(ticketId: string): boolean {
-    return this.desk.cancel(ticketId);
+  cancel(ticketId: string, caller?: Principal): boolean {
+    return this.desk.cancel(ticketId, caller);
   }
 
   abandon(ticketId: string, listener: TicketListener): void {

@@ -1,6 +1,7 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
 import type { MatchmakingError } from '../errors/index.js';
 import type { ReportedResult } from '../ratings/result-rules.js';
+import type { Principal } from '../security/tokens/principal.js';
 
 /** The coordinator's side of the wire, in domain terms. The transport translates to and from gRPC. */
 
@@ -91,6 +92,8 @@ export interface FindRequest {
   readonly latenciesMs: ReadonlyMap<string, number>;
   readonly preferredMaps: readonly string[];
   readonly vetoedMaps: readonly string[];
+  /** Who asks (issue 14): the ticket's owner when it opens, checked when it is resumed. Absent: trusted in-process caller. */
+  readonly caller?: Principal;
 }
 
 export interface Assignment {

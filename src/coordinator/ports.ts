@@ -1,4 +1,5 @@
 import type { FindRequest } from './messages.js';
+import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 import type { SliceSolver } from '../competitive/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 
@@ -25,6 +26,8 @@ export interface TicketRecord {
   readonly createdAt: number;
   /** Global arrival order: the ticket's priority in the creation queue. */
   readonly arrival: number;
+  /** Who may cancel or resume it (issue 14); absent for tickets opened by a trusted caller. */
+  readonly owner?: TicketOwner;
 }
 
 /** Durable waiting tickets (LMDB in the embedded deployment). Writes are fire-and-forget. */

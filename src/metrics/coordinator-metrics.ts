@@ -20,6 +20,7 @@ export class CoordinatorMetrics {
   private readonly rejections: Counter<'message'>;
   private readonly queueWait: Histogram<'factory'>;
   private readonly backoffs: Counter;
+  private readonly limitRefusals: Counter<'limit'>;
   private readonly competitiveGap: Histogram<'factory'>;
   private readonly competitiveWait: Histogram<'factory'>;
 
@@ -68,6 +69,12 @@ export class CoordinatorMetrics {
       help: 'Time game creations waited in the queue for a slot',
       labelNames: ['factory'],
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers,
+    });
+    this.limitRefusals = new Counter({
+      name: 'gamefactory_limit_refusals_total',
+      help: 'Calls, messages or streams refused or closed by a limit (issue 14), by the limit\'s name in factories.yaml limits:',
+      labelNames: ['limit'],
       registers,
     });
     this.backoffs = new Counter({
@@ -179,6 +186,11 @@ export class CoordinatorMetrics {
 
   serverBackedOff(): void {
     this.backoffs.inc();
+  }
+
+  /** A limit refused a call or message, or closed an idle stream. */
+  limitHit(limit: string): void {
+    this.limitRefusals.inc({ limit });
   }
 }
 

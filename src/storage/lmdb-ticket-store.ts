@@ -1,6 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { FindRequest } from '../coordinator/messages.js';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
+import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 
 /** A FindRequest as plain data: maps become entry lists. */
 interface StoredTicket {
@@ -12,6 +13,8 @@ interface StoredTicket {
   };
   readonly createdAt: number;
   readonly arrival: number;
+  /** Who may cancel or resume it (issue 14); absent in records written before it. */
+  readonly owner?: TicketOwner;
 }
 
 export type TicketWriteOp = 'save' | 'remove';
@@ -60,6 +63,7 @@ export class LmdbTicketStore implements TicketStore {
       },
       createdAt: record.createdAt,
       arrival: record.arrival,
+      ...(record.owner ? { owner: { subject: record.owner.subject, role: record.owner.role, partyPlayerIds: [...record.owner.partyPlayerIds] } } : {}),
     }));
   }
 
@@ -109,6 +113,7 @@ export class LmdbTicketStore implements TicketStore {
         },
         createdAt: value.createdAt,
         arrival: value.arrival,
+        ...(value.owner ? { owner: value.owner } : {}),
       });
     }
     return records.sort((a, b) => a.arrival - b.arrival);

@@ -24,26 +24,23 @@ describe('the grpc section of factories.yaml', () => {
     expect(parseConfig(factories, 'f.yaml').grpc).toEqual({
       keepaliveTimeMs: 30_000,
       keepaliveTimeoutMs: 10_000,
-      maxReceiveMessageBytes: 1_048_576,
-      maxSendMessageBytes: 1_048_576,
     });
   });
 
   it('takes each setting, the others keeping their defaults', () => {
-    const config = parseConfig(`grpc: { keepaliveTimeMs: 60000, maxReceiveMessageBytes: 4194304 }\n${factories}`, 'f.yaml');
+    const config = parseConfig(`grpc: { keepaliveTimeMs: 60000 }\n${factories}`, 'f.yaml');
     expect(config.grpc).toEqual({
       keepaliveTimeMs: 60_000,
       keepaliveTimeoutMs: 10_000,
-      maxReceiveMessageBytes: 4_194_304,
-      maxSendMessageBytes: 1_048_576,
     });
   });
 
   it.each([
     ['grpc: { keepaliveTimeMs: 10 }', 'grpc.keepaliveTimeMs'],
     ['grpc: { keepaliveTimeoutMs: 0 }', 'grpc.keepaliveTimeoutMs'],
-    ['grpc: { maxReceiveMessageBytes: 1024 }', 'grpc.maxReceiveMessageBytes'],
-    ['grpc: { maxSendMessageBytes: 1e12 }', 'grpc.maxSendMessageBytes'],
+    // One setting for message size: limits.maxMessageBytes (issue 14).
+    ['grpc: { maxReceiveMessageBytes: 4194304 }', 'grpc'],
+    ['limits: { maxMessageBytes: 1e12 }', 'limits.maxMessageBytes'],
     ['grpc: { keepalive: 5 }', 'grpc'],
   ])('refuses %s, naming %s', (line, path) => {
     expect(() => parseConfig(`${line}\n${factories}`, 'f.yaml')).toThrow(ConfigError);
@@ -52,9 +49,9 @@ describe('the grpc section of factories.yaml', () => {
 });
 
 /** FindGame with `bytes` worth of vetoed map names, answered with its error code. */
-async function findGameCode(maxReceiveMessageBytes: number | undefined, bytes: number): Promise<number | undefined> {
+async function findGameCode(maxMessageBytes: number | undefined, bytes: number): Promise<number | undefined> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-grpc-'));
-  const yaml = maxReceiveMessageBytes === undefined ? factories : `grpc: { maxReceiveMessageBytes: ${maxReceiveMessageBytes} }\n${factories}`;
+  const yaml = maxMessageBytes === undefined ? factories : `limits: { maxMessageBytes: ${maxMessageBytes} }\n${factories}`;
   const running = await startCoordinatorProcess({
     config: parseConfig(yaml, 'test.yaml'),
     listen: '127.0.0.1:0',
@@ -88,7 +85,7 @@ async function findGameCode(maxReceiveMessageBytes: number | undefined, bytes: n
   }
 }
 
-describe('grpc.maxReceiveMessageBytes on a running coordinator', () => {
+describe('limits.maxMessageBytes on a running coordinator', () => {
   it('a 200 KB request is read (and refused for its content) under the 1 MiB default', async () => {
     expect(await findGameCode(undefined, 200_000)).toBe(status.INVALID_ARGUMENT);
   });

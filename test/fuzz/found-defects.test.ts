@@ -1,4 +1,4 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator } from '../integration/harness.js';
@@ -21,5 +21,17 @@ describe('found by fuzzing', () => {
     server.close();
     const ok = await coordinator.server({ serverId: 'slow-but-fine', maxStartsPerSecond: 0.001 });
     expect(ok.ended).toBeUndefined();
+  });
+
+  it('request bytes that are not the method\'s message are INVALID_ARGUMENT naming the problem, not INTERNAL', async () => {
+    // Before: grpc-js answered a throwing requestDeserialize with INTERNAL "Error deserializing
+    // request" before any handler ran; the transport's deserializers are tolerant now (issue 14).
+    const client = new Client(coordinator.address, credentials.createInsecure());
+    const error = await new Promise<ServiceError | null>((resolve) =>
+      client.makeUnaryRequest('/gamefactory.v1.Matchmaker/CancelFind', (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), (e) => resolve(e)),
+    );
+    client.close();
+    expect(error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(error?.details).toMatch(/^request: 6 bytes are not a valid CancelFind request \(.+\)$/);
   });
 });

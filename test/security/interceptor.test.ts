@@ -170,6 +170,32 @@ describe('the security interceptor in front of the real handlers, over TLS', () 
     expect(await find(await bearer({ sub: 'gw', role: 'gateway' }), 'gw-bob', ['bob'])).toMatchObject({ code: status.OK, assigned: true });
   });
 
+  it('a batched FindGames message is checked find by find: the one for another player fails alone', async () => {
+    const call = matchmaker().findGames(await bearer({ sub: 'dora', role: 'player' }));
+    call.on('error', () => {}); // ends CANCELLED when the test hangs up
+    const updates: FindGameUpdate[] = [];
+    const settled = new Set<string>();
+    const done = new Promise<void>((resolve) => {
+      call.on('data', (u: FindGameUpdate) => {
+        const inner = u.update?.$case === 'batch' ? u.update.value.updates : [u];
+        for (const x of inner) {
+          updates.push(x);
+          if (x.update?.$case !== 'queued') settled.add(x.ticketId);
+        }
+        if (settled.has('dora-own') && settled.has('dora-for-erin')) resolve();
+      });
+    });
+    const wire = (ticketId: string, player: string) => findGameRequest({ ticketId, template: 'coop', party: [player], partition: { region: 'eu' } });
+    call.write({ request: { $case: 'batch', value: { finds: [wire('dora-own', 'dora'), wire('dora-for-erin', 'erin')], cancels: [] } } });
+    await done;
+    call.cancel();
+    expect(updates.find((u) => u.ticketId === 'dora-for-erin')?.update).toMatchObject({
+      $case: 'error',
+      value: { code: status.PERMISSION_DENIED, message: expect.stringContaining('does not cover player "erin"') },
+    });
+    expect(updates.find((u) => u.ticketId === 'dora-own')?.update?.$case).toBe('assignment');
+  });
+
   it('no token: UNAUTHENTICATED; a bad token: UNAUTHENTICATED naming why', async () => {
     expect(await find(new Metadata(), 'anon', ['dave'])).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringContaining('bearer token is required') });
     const bad = new Metadata();

@@ -1,3 +1,4 @@
+import type { Principal } from '../../security/tokens/principal.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../messages.js';
 
 /**
@@ -7,8 +8,8 @@ import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListen
 export interface CoordinatorCommands {
   /** FindGame. Throws MatchmakingError for a request that can never succeed as asked. */
   find(request: FindRequest, listener: TicketListener): void;
-  /** CancelFind. False when no ticket with that id is waiting. */
-  cancel(ticketId: string): boolean;
+  /** CancelFind. False when no ticket with that id is waiting; PERMISSION_DENIED when `caller` does not own it. */
+  cancel(ticketId: string, caller?: Principal): boolean;
   /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
   abandon(ticketId: string, listener: TicketListener): void;
   /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */

@@ -1,10 +1,20 @@
 import { MatchmakingError } from '../../errors/index.js';
+import { TicketOwnership, type TicketOwner } from '../../security/roles/ticket-ownership.js';
+import type { Principal } from '../../security/tokens/principal.js';
 import type { FindRequest } from '../messages.js';
 import type { CoreDeps, TicketRecord } from '../ports.js';
 import { fingerprint, type Ticket } from './ticket.js';
 
 export function ticketIdReused(ticketId: string): MatchmakingError {
   return new MatchmakingError('ALREADY_EXISTS', `ticket_id: "${ticketId}" is already used by a different request; choose a new ticket id`);
+}
+
+/** Only a ticket's owner may cancel or resume it (issue 14); a ticket without an owner, or a trusted caller, passes. */
+export function checkOwner(caller: Principal | undefined, owner: TicketOwner | undefined, ticketId: string, action: 'cancel' | 'resume'): void {
+  if (!caller || !owner) return;
+  if (!TicketOwnership.mayActOn(caller, owner)) {
+    throw new MatchmakingError('PERMISSION_DENIED', `ticket_id "${ticketId.slice(0, 128)}": only its owner may ${action} it (you are ${caller.role} "${caller.subject}")`);
+  }
 }
 
 export interface RestoredTicket {
@@ -41,6 +51,7 @@ export class RestoredTickets {
     const entry = this.waiting.get(request.ticketId);
     if (!entry) return undefined;
     if (entry.fingerprint !== fingerprint(request)) throw ticketIdReused(request.ticketId);
+    checkOwner(request.caller, entry.record.owner, request.ticketId, 'resume');
     this.waiting.delete(request.ticketId);
     entry.cancelExpiry();
     return entry;

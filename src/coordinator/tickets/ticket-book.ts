@@ -55,6 +55,7 @@ export class TicketBook {
       playerIds: fields.playerIds,
       createdAt: fields.createdAt,
       arrival: fields.arrival,
+      owner: fields.owner,
       state: { kind: initial },
       listener,
       persisted,
@@ -121,12 +122,24 @@ export class TicketBook {
     const entry = this.entry(ticketId);
     if (entry.persisted || !this.store || this.stopping) return;
     entry.persisted = true;
-    this.store.save({ request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival });
+    this.store.save({ request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner });
   }
 
-  /** The process is going down: what the store holds must survive as it is. */
-  beginShutdown(): void {
+  /**
+   * The process is going down (drain, SIGTERM, stop): every waiting ticket is stored first, those
+   * riding a game creation in flight too (they were never written), so a restarted coordinator
+   * gives each its place by arrival (issue 14); then what the store holds must survive as it is.
+   */
+  beginShutdown(): number {
+    let stored = 0;
+    for (const id of this.tickets.keys()) {
+      const entry = this.tickets.get(id)!;
+      if (entry.state.kind === 'assigned' || entry.persisted) continue;
+      this.persist(id);
+      stored++;
+    }
     this.stopping = true;
+    return stored;
   }
 
   private unpersist(entry: Entry): void {

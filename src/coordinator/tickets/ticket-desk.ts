@@ -9,10 +9,12 @@ import type { AdmitDecision, FactoryRuntime, SeatMatch } from '../factory-runtim
 import type { GameCreations } from '../game-creations.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
 import type { CoreDeps, TicketRecord } from '../ports.js';
+import type { Principal } from '../../security/tokens/principal.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import type { ParkedTickets, RestoredTickets } from './restored-tickets.js';
-import { ticketIdReused } from './restored-tickets.js';
+import { checkOwner, ticketIdReused } from './restored-tickets.js';
 import { ExpiryHeap } from './expiry-heap.js';
+import { TicketOwnership } from '../../security/roles/ticket-ownership.js';
 import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 
@@ -113,6 +115,7 @@ export class TicketDesk {
         playerIds: request.party.map((p) => p.playerId),
         createdAt,
         arrival,
+        owner: restored ? restored.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
       },
       runtime ? 'pooled' : 'parked',
       listener,
@@ -207,6 +210,7 @@ export class TicketDesk {
   private resume(ticket: Ticket, request: FindRequest, listener: TicketListener): void {
     // Computed on a retry only: a fingerprint kept per ticket was a few hundred bytes each.
     if (fingerprint(ticket.request) !== fingerprint(request)) throw ticketIdReused(ticket.id);
+    checkOwner(request.caller, ticket.owner, ticket.id, 'resume');
     const previous = this.book.listen(ticket.id, listener);
     if (previous && previous !== listener) {
       previous.fail(new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
@@ -218,9 +222,10 @@ export class TicketDesk {
   }
 
   /** CancelFind. False when no ticket with that id is waiting. */
-  cancel(ticketId: string): boolean {
+  cancel(ticketId: string, caller?: Principal): boolean {
     const ticket = this.book.get(ticketId);
     if (!ticket || ticket.state.kind === 'assigned') return false;
+    checkOwner(caller, ticket.owner, ticketId, 'cancel');
     this.finish(ticket, 'cancelled', new MatchmakingError('CANCELLED', `ticket "${ticketId}" was cancelled`));
     return true;
   }

@@ -1,3 +1,4 @@
+import type { TicketOwner } from '../../security/roles/ticket-ownership.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
 
 /**
@@ -28,6 +29,8 @@ export interface Ticket {
   readonly createdAt: number;
   /** Global arrival order (ArrivalSequence), kept across restarts: the ticket's priority for a slot. */
   readonly arrival: number;
+  /** Who may cancel or resume it (issue 14); absent: anyone (a trusted in-process caller opened it). */
+  readonly owner: TicketOwner | undefined;
   /** Moved only by TicketBook. */
   readonly state: TicketState;
   readonly listener: TicketListener | undefined;

@@ -1,5 +1,5 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor, type StatusObject } from '@grpc/grpc-js';
-import type { FindGameUpdate } from '../../generated/gamefactory/v1/matchmaker.js';
+import type { FindGameRequest, FindGamesRequest, FindGameUpdate } from '../../generated/gamefactory/v1/matchmaker.js';
 import { permissionDenied, SecurityError } from '../errors.js';
 import type { Limits, RateFamily } from '../limits/limits-config.js';
 import type { PeerLimits } from '../limits/peer-limits.js';
@@ -83,6 +83,29 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
       idleTimer.unref?.();
     };
 
+    /**
+     * A batched FindGames message (issue 15): each find passes the same checks as a single one
+     * (the caller's players, the per-find rate, tickets in flight); a refused find is answered with
+     * its own error update and left out, the rest of the batch goes on to the handler.
+     */
+    const admitBatch = (message: FindGamesRequest): FindGamesRequest => {
+      const batch = message.request as Extract<FindGamesRequest['request'], { $case: 'batch' }>;
+      const admitted: FindGameRequest[] = [];
+      for (const find of batch.value.finds) {
+        try {
+          const single = { request: { $case: 'find', value: find } };
+          if (method && !options.insecure) authorize(principal, { method, message: single } as SecuredRequest);
+          options.peerLimits.admit(peer(), principal?.role, 'findGames', options.now());
+          tickets?.add(find.ticketId);
+          admitted.push(find);
+        } catch (error) {
+          if (!(error instanceof SecurityError)) throw error;
+          interceptingCall.sendMessage({ ticketId: find.ticketId, update: { $case: 'error', value: { code: error.grpcCode, message: error.message } } }, () => {});
+        }
+      }
+      return { request: { $case: 'batch', value: { ...batch.value, finds: admitted } } };
+    };
+
     const interceptingCall: ServerInterceptingCall = new ServerInterceptingCall(call, {
       start: (next) =>
         next({
@@ -104,6 +127,10 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
           onReceiveMessage: (message, nextMessage) => {
             if (ended) return;
             idle?.touch(options.now());
+            if (method === 'FindGames' && (message as FindGamesRequest).request?.$case === 'batch') {
+              nextMessage(admitBatch(message as FindGamesRequest));
+              return;
+            }
             try {
               if (method && !options.insecure) authorize(principal, { method, message } as SecuredRequest);
               if (method === 'FindGames') {
@@ -119,6 +146,9 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
                 const ticketId = (message as { request?: { value?: { ticketId?: string } } }).request?.value?.ticketId ?? '';
                 const update: FindGameUpdate = { ticketId, update: { $case: 'error', value: { code: error.grpcCode, message: error.message } } };
                 interceptingCall.sendMessage(update, () => {});
+                // An empty request, which the handler ignores, instead of none: grpc-js reads the
+                // next message only once the handler has this one, so swallowing it stalls the stream.
+                nextMessage({});
                 return;
               }
               refuse(error);
@@ -131,7 +161,9 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
       sendMessage: (message, next) => {
         idle?.touch(options.now());
         const update = (message as FindGameUpdate).update;
-        if (tickets && update && update.$case !== 'queued') tickets.remove((message as FindGameUpdate).ticketId);
+        if (tickets && update?.$case === 'batch') {
+          for (const inner of update.value.updates) if (inner.update && inner.update.$case !== 'queued') tickets.remove(inner.ticketId);
+        } else if (tickets && update && update.$case !== 'queued') tickets.remove((message as FindGameUpdate).ticketId);
         next(message);
       },
       sendStatus: (s, next) => {

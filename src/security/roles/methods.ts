@@ -1,8 +1,18 @@
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 
 /** The secured RPCs by short name; `Drain` is the admin call the drain work adds (path not final). */
-export type SecuredMethod = 'Connect' | 'FindGame' | 'FindGames' | 'CancelFind' | 'QueryStats' | 'Drain';
+export type SecuredMethod =
+  | 'Connect'
+  | 'FindGame'
+  | 'FindGames'
+  | 'CancelFind'
+  | 'QueryStats'
+  | 'Drain'
+  | 'GetRating'
+  | 'Leaderboard'
+  | 'PlayerRank';
 
 const BY_PATH = new Map<string, SecuredMethod>([
   [GameServerLinkService.connect.path, 'Connect'],
@@ -10,6 +20,9 @@ const BY_PATH = new Map<string, SecuredMethod>([
   [MatchmakerService.findGames.path, 'FindGames'],
   [MatchmakerService.cancelFind.path, 'CancelFind'],
   [MatchmakerService.queryStats.path, 'QueryStats'],
+  [RatingsService.getRating.path, 'GetRating'],
+  [RatingsService.leaderboard.path, 'Leaderboard'],
+  [RatingsService.playerRank.path, 'PlayerRank'],
 ]);
 
 /** Health checks must answer load balancers and orchestrators that hold no credentials. */

@@ -12,6 +12,11 @@ export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   CancelFind: ['player', 'gateway'],
   QueryStats: ['admin'],
   Drain: ['admin'],
+  // Ratings (issue 12) are what a game shows its players: readable by players, the game's backend
+  // and admins; game servers report results over their link instead.
+  GetRating: ['player', 'gateway', 'admin'],
+  Leaderboard: ['player', 'gateway', 'admin'],
+  PlayerRank: ['player', 'gateway', 'admin'],
 };
 
 /** The message a call carries, as the interceptor sees it after decoding. */
@@ -19,7 +24,7 @@ export type SecuredRequest =
   | { method: 'Connect'; message: ServerMessage }
   | { method: 'FindGame'; message: FindGameRequest }
   | { method: 'FindGames'; message: FindGamesRequest }
-  | { method: 'CancelFind' | 'QueryStats' | 'Drain'; message?: unknown };
+  | { method: 'CancelFind' | 'QueryStats' | 'Drain' | 'GetRating' | 'Leaderboard' | 'PlayerRank'; message?: unknown };
 
 /** At call start: may this principal open this method at all? */
 export function authorizeCall(principal: Principal | undefined, method: SecuredMethod): void {
@@ -60,6 +65,7 @@ export function authorize(principal: Principal | undefined, request: SecuredRequ
     case 'FindGames': {
       const r = request.message.request;
       if (r?.$case === 'find') authorizeParty(who, r.value, 'FindGames.find.party');
+      // A batch's finds are checked one by one by the interceptor (each refusal is that ticket's).
       return;
     }
     default:

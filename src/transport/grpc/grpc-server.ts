@@ -1,4 +1,4 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
@@ -8,7 +8,11 @@ import type { GrpcSettings } from '../../config/config.js';
 import { GRPC_DEFAULTS } from '../../config/schema.js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Log } from '../../coordinator/ports.js';
+import { LIMITS } from '../../attributes/limits.js';
+import { AdminService, type DrainRequest, type DrainResponse } from '../../generated/gamefactory/v1/admin.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
+import { CallDrain } from './call-drain.js';
+import { requestDecodingInterceptor, tolerantService } from './request-decoding.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
@@ -18,7 +22,9 @@ import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
 
 const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
-const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto', 'gamefactory/v1/ratings.proto'];
+const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto', 'gamefactory/v1/ratings.proto', 'gamefactory/v1/admin.proto'];
+/** What a drained coordinator tells its clients to wait before retrying (metadata retry-after-ms). */
+export const DRAIN_RETRY_AFTER_MS = 2000;
 
 export interface GrpcServerOptions {
   readonly commands: CoordinatorCommands;
@@ -38,13 +44,28 @@ export interface GrpcServerOptions {
   readonly onCallEnded?: (record: CallRecord) => void;
   /** Longest a unary call may take. */
   readonly unaryLimitMs?: number;
+  /** TLS (security.tls, hot reloaded); plaintext when absent. */
+  readonly credentials?: ServerCredentials;
+  /** limits.maxMessageBytes: the one message-size setting, both directions. */
+  readonly maxMessageBytes?: number;
+  /** A limit refused a message (counted by the metrics). */
+  readonly onLimit?: (limit: 'maxMessageBytes', peer: string) => void;
+  /** Raw interceptors after the gates (the security interceptor). */
+  readonly extra?: readonly ServerInterceptor[];
+  /** Admin.Drain was called (its role is checked by the chain): the process drains and exits. */
+  readonly onDrainRequested?: (reason: string) => { graceMs: number };
 }
 
 export interface RunningGrpcServer {
   readonly server: Server;
   readonly port: number;
   readonly health: HealthImplementation;
-  shutdown(): Promise<void>;
+  /** Refuses new calls (UNAVAILABLE + retry hint) and turns health NOT_SERVING. */
+  refuseNewCalls(): void;
+  /** Ends every open stream with UNAVAILABLE + retry-after-ms; returns how many. */
+  endStreams(): number;
+  /** Waits for calls in flight up to `graceMs` (2 s when left out), then closes every connection. */
+  shutdown(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -53,9 +74,13 @@ export interface RunningGrpcServer {
  */
 export async function startGrpcServer(address: string, options: GrpcServerOptions): Promise<RunningGrpcServer> {
   const settings = options.settings ?? GRPC_DEFAULTS;
+  const maxMessageBytes = options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+  const drain = new CallDrain(DRAIN_RETRY_AFTER_MS);
   const server = new Server({
-    'grpc.max_receive_message_length': settings.maxReceiveMessageBytes,
-    'grpc.max_send_message_length': settings.maxSendMessageBytes,
+    // Our tolerant deserializers refuse (and count) anything over maxMessageBytes; grpc-js keeps
+    // a backstop at twice that, so a huge frame is dropped before it is buffered.
+    'grpc.max_receive_message_length': maxMessageBytes * 2,
+    'grpc.max_send_message_length': maxMessageBytes,
     // Detect dead peers on idle connections too.
     'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
     'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs,
@@ -63,12 +88,15 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     interceptors: interceptorChain({
       log: options.log,
       now: options.now,
-      gates: options.gates,
+      gates: [drain.gate, ...(options.gates ?? [])],
+      // Undecodable requests end before anything reads them; open streams are kept for a drain.
+      extra: [requestDecodingInterceptor(options.onLimit), drain.interceptor, ...(options.extra ?? [])],
       onCallEnded: options.onCallEnded,
       unaryLimitMs: options.unaryLimitMs,
     }),
   });
-  server.addService(GameServerLinkService, {
+  const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes);
+  server.addService(tolerant(GameServerLinkService), {
     connect: connectHandler(options.commands, {
       keepaliveIntervalMs: options.keepaliveIntervalMs,
       now: options.now,
@@ -77,11 +105,18 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     }),
   });
   server.addService(
-    MatchmakerService,
+    tolerant(MatchmakerService),
     matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
   );
 
-  if (options.ratings) server.addService(RatingsService, ratingsHandlers(options.ratings));
+  if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));
+  server.addService(tolerant(AdminService), {
+    drain: (call: ServerUnaryCall<DrainRequest, DrainResponse>, callback: sendUnaryData<DrainResponse>) => {
+      if (!options.onDrainRequested) return callback({ code: 12, details: 'Drain: this server was started without a drain' });
+      const { graceMs } = options.onDrainRequested(call.request.reason.slice(0, 256));
+      callback(null, { graceMs });
+    },
+  });
 
   const health = new HealthImplementation({
     '': 'SERVING',
@@ -102,7 +137,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   new ReflectionService(definitions).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, ServerCredentials.createInsecure(), (err, boundPort) =>
+    server.bindAsync(address, options.credentials ?? ServerCredentials.createInsecure(), (err, boundPort) =>
       err ? reject(err) : resolve(boundPort),
     ),
   );
@@ -111,10 +146,15 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     server,
     port,
     health,
-    shutdown: () =>
+    refuseNewCalls() {
+      drain.refuseNewCalls();
+      for (const name of ['', 'gamefactory.v1.GameServerLink', 'gamefactory.v1.Matchmaker']) health.setStatus(name, 'NOT_SERVING');
+    },
+    endStreams: () => drain.endStreams(),
+    shutdown: (graceMs = 2000) =>
       new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
-        const force = setTimeout(() => server.forceShutdown(), 2000);
+        const force = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();

@@ -19,6 +19,7 @@ import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssign
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
+import { principalOf } from '../../security/interceptor/security-interceptor.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -62,7 +63,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     };
     stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
     try {
-      coordinator.find(decodeFindRequest(call.request), listener);
+      coordinator.find({ ...decodeFindRequest(call.request), caller: principalOf(call.metadata) }, listener);
     } catch (error) {
       refuse(error);
       listener.fail(asMatchmakingError(error));
@@ -80,6 +81,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     /** Set by the first batched request; from then on updates leave in batches. */
     let batching = false;
     const send = (update: FindGameUpdate) => (batching ? outbox.push(update) : stream.write(update));
+    const caller = principalOf(call.metadata);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const endIfDone = () => {
@@ -107,7 +109,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     const find = (wire: FindGameRequest) => {
       const listener = listenerFor(wire.ticketId);
       try {
-        const decoded = decodeFindRequest(wire);
+        const decoded = { ...decodeFindRequest(wire), caller };
         listeners.set(decoded.ticketId, listener);
         coordinator.find(decoded, listener);
       } catch (error) {
@@ -115,10 +117,19 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         listener.fail(asMatchmakingError(error));
       }
     };
+    const cancel = (ticketId: string) => {
+      try {
+        coordinator.cancel(ticketId, caller);
+      } catch (error) {
+        // Not this caller's ticket: that one cancel's error, the stream and the ticket go on.
+        const e = asMatchmakingError(error);
+        send({ ticketId, update: { $case: 'error', value: { code: statusCode(e), message: e.message } } });
+      }
+    };
     call.on('data', (message: FindGamesRequest) => {
       const request = message.request;
       if (request?.$case === 'find') find(request.value);
-      else if (request?.$case === 'cancel') coordinator.cancel(request.value.ticketId);
+      else if (request?.$case === 'cancel') cancel(request.value.ticketId);
       if (request?.$case !== 'batch') return;
       batching = true;
       const { finds, cancels } = request.value;
@@ -129,7 +140,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         return;
       }
       for (const wire of finds) find(wire);
-      for (const cancel of cancels) coordinator.cancel(cancel.ticketId);
+      for (const { ticketId } of cancels) cancel(ticketId);
     });
     // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
     stream.onGone(() => {
@@ -149,7 +160,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   ): void => {
     try {
       checkId('ticket_id', call.request.ticketId);
-      callback(null, { cancelled: coordinator.cancel(call.request.ticketId) });
+      callback(null, { cancelled: coordinator.cancel(call.request.ticketId, principalOf(call.metadata)) });
     } catch (error) {
       callback(toServiceError(refuse(error) ?? error));
     }
