@@ -7,6 +7,7 @@ import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-m
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { InProcessPlacement } from '../placement/index.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
+import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 
@@ -20,6 +21,8 @@ export interface ProcessOptions {
   /** Checks on every gRPC call before its handler: authentication, roles, rate limits. */
   readonly gates?: readonly CallGate[];
   readonly onCallEnded?: (record: CallRecord) => void;
+  /** `--redis`: join the cluster sharing this Redis (src/redis/relay); absent, one process on LMDB. */
+  readonly redis?: string;
 }
 
 export interface RunningCoordinator {
@@ -63,9 +66,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const operatorSource = new CoordinatorOperatorSource(coordinator.view, coordinator.events);
   const operatorPage = startOperatorPage(operatorSource, now);
 
+  const node = options.redis ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, idleView: coordinator.view }) : undefined;
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
-    commands: coordinator,
-    view: coordinator.view,
+    commands: node?.commands ?? coordinator,
+    view: node?.view ?? coordinator.view,
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,
     now,
@@ -75,9 +79,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     gates: options.gates,
     onCallEnded: options.onCallEnded,
   });
+  node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, operatorPage.routes);
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
     'gamefactory coordinator listening',
   );
 
@@ -90,6 +95,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       coordinator.beginShutdown();
       operatorPage.stop();
       await grpc.shutdown();
+      await node?.stop();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await store.tickets.flushed();
       await store.close();

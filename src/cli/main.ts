@@ -21,6 +21,7 @@ program
   )
   .addOption(new Option('--config <path>', 'factory templates').env('GAMEFACTORY_CONFIG').default('factories.yaml'))
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
+  .addOption(new Option('--redis <url>', 'join a cluster of nodes sharing this Redis: redis://host:port or redis-cluster://host:port,...').env('GAMEFACTORY_REDIS'))
   .addOption(
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
   )
@@ -29,7 +30,7 @@ program
   .addOption(
     new Option('--allow-insecure-bind', 'allow development mode on a non-loopback address').env('GAMEFACTORY_ALLOW_INSECURE_BIND').default(false),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean }) => {
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
@@ -62,6 +63,7 @@ program
       metricsListen: opts.metricsListen,
       dataDir: opts.data,
       log,
+      redis: opts.redis,
     });
     const stop = async (signal: string) => {
       log.info({ signal }, 'shutting down');
