@@ -24,3 +24,74 @@ export async function retried<T>(attempt: () => Promise<T>, timeoutMs: number): 
     }
   }
 }
+
+/**
+ * A game server that reconnects when its stream ends (its node died, or the matcher moved) and
+ * re-announces its running games; players join only once their client holds the assignment.
+ */
+export class ReconnectingServer {
+  connection: GameServerConnection;
+  readonly seated = new Map<string, Set<string>>();
+  reconnects = 0;
+  private closed = false;
+
+  constructor(
+    private address: () => string,
+    readonly serverId: string,
+    private readonly maxGames: number,
+  ) {
+    this.connection = this.make();
+  }
+
+  async connect(): Promise<void> {
+    await this.connection.connect();
+    void this.connection.whenEnded().then(() => this.reconnect());
+  }
+
+  /** The client of `playerId` reached game `gameId`. */
+  join(gameId: string, playerId: string): void {
+    const game = this.seated.get(gameId) ?? new Set<string>();
+    this.seated.set(gameId, game.add(playerId));
+    this.connection.join(gameId, playerId);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.connection.close();
+  }
+
+  private make(): GameServerConnection {
+    const previous = this.connection as GameServerConnection | undefined;
+    const runningGames = [...(previous?.games.values() ?? [])].map((g) => ({
+      gameId: g.gameId,
+      factory: g.factory,
+      matchableAttributes: {},
+      playerIds: [...(this.seated.get(g.gameId) ?? [])],
+      open: true,
+      startedAtUnixMs: BigInt(Date.now() - 1000),
+    }));
+    const next = new GameServerConnection(this.address(), {
+      serverId: this.serverId,
+      endpoint: `${this.serverId}:7777`,
+      attributes: { ...PARTITION },
+      templates: ['diablo'],
+      maxGames: this.maxGames,
+      runningGames,
+    });
+    for (const [id, game] of previous?.games ?? []) next.games.set(id, game);
+    return next;
+  }
+
+  private async reconnect(): Promise<void> {
+    while (!this.closed) {
+      this.reconnects++;
+      this.connection = this.make();
+      try {
+        await this.connect();
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+}

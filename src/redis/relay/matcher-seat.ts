@@ -102,7 +102,7 @@ export class MatcherSeat {
     this.lastRenewed = Date.now();
     const { config, log, newId } = this.options;
     const restored = await RelayTicketStore.load(this.client);
-    const store = new RelayTicketStore(this.client, token, () => this.stepDown('stale token (ticket store)'), log);
+    const store = new RelayTicketStore(this.client, token, () => this.refused('ticket store'), log);
     const now = () => Date.now();
     this.core = new Coordinator(config, { now, timers: realTimers, newId, random: Math.random, log, store }, new InProcessPlacement(config.placement.policy, now), restored);
     log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
@@ -166,8 +166,10 @@ export class MatcherSeat {
         this.options.log.warn({ error: (error as Error).message }, 'matcher: a request failed');
       }
     }
-    const ids = entries.map((e) => e[0]);
-    await Promise.all([this.client.xack(relayKeys.inbox, OWNER_GROUP, ...ids), this.client.xdel(relayKeys.inbox, ...ids)]);
+    const token = this.token;
+    if (token === undefined) return;
+    const acked = await runScript<number>(this.client, 'gfRelayAck', [relayKeys.fence, relayKeys.inbox], [token, OWNER_GROUP, ...entries.map((e) => e[0])]);
+    if (acked === -1) this.refused('inbox ack');
   }
 
   private applyOne(message: InboxMessage): void {
@@ -224,6 +226,12 @@ export class MatcherSeat {
     }
   }
 
+  /** Redis refused a write of ours: another node took the matcher (we were paused past the lease). */
+  private refused(what: string): void {
+    this.options.log.warn({ node: this.options.nodeId, what }, 'a stale write was refused (fencing token)');
+    this.stepDown('stale token');
+  }
+
   /** A fenced answer to a node; a refused one means another node owns the matcher now. */
   answer(node: string, message: OutMessage): void {
     const token = this.token;
@@ -235,7 +243,7 @@ export class MatcherSeat {
       : runScript<number>(this.client, 'gfRelaySend', keys, [token, encode(message), OUT_KEPT_MS]);
     sent.then(
       (code) => {
-        if (code === -1) this.stepDown('stale token (a write was refused)');
+        if (code === -1) this.refused(`answer to ${node}`);
       },
       (error: unknown) => this.options.log.warn({ node, kind: message.k, error: (error as Error).message }, 'matcher: an answer was not sent'),
     );
