@@ -95,3 +95,20 @@ export class ReconnectingServer {
     }
   }
 }
+
+/** grpc.health.v1 Check on `address` for the whole server (""). */
+export async function healthOf(address: string): Promise<string> {
+  const { credentials, loadPackageDefinition } = await import('@grpc/grpc-js');
+  const { loadSync } = await import('@grpc/proto-loader');
+  const { protoPath } = await import('grpc-health-check');
+  type Client = { check(req: object, cb: (e: Error | null, r: { status: string }) => void): void; close(): void };
+  const pkg = loadPackageDefinition(loadSync(protoPath, { enums: String })) as unknown as {
+    grpc: { health: { v1: { Health: new (a: string, c: ReturnType<typeof credentials.createInsecure>) => Client } } };
+  };
+  const client = new pkg.grpc.health.v1.Health(address, credentials.createInsecure());
+  try {
+    return await new Promise((resolve, reject) => client.check({ service: '' }, (e, r) => (e ? reject(e) : resolve(r.status))));
+  } finally {
+    client.close();
+  }
+}

@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 import { NodeProcess } from './node-process.js';
-import { ReconnectingServer, find, retried, server } from './cluster-fixture.js';
+import { findGameRequest } from '../../clients/lib/find-game.js';
+import { PARTITION, ReconnectingServer, find, healthOf, retried, server } from './cluster-fixture.js';
 
 const hasRedis = redisBinaryPresent();
 const OWNER = /this node now runs the matcher/;
@@ -128,6 +129,91 @@ describe('multi-node on one Redis', () => {
     expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
     clientA.close();
     clientB.close();
+    s.close();
+  }, 60_000);
+
+  it('FIFO across nodes: tickets queued on alternate nodes are placed in arrival order', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const s = server(a.address, 's1', 0);
+    await s.connect();
+    const clients = [a.matchmaker(), b.matchmaker()];
+    const positions: number[] = [];
+    const found: Promise<unknown>[] = [];
+    for (let i = 0; i < 6; i++) {
+      // One at a time, so the arrival order is the order asked; each on the other node.
+      const first = new Promise<number>((resolve, reject) => {
+        const call = clients[i % 2]!.findGame(findGameRequest({ ticketId: `f${i}`, template: 'diablo', party: [`p-f${i}`], partition: { ...PARTITION } }));
+        call.on('data', (u: { update?: { $case: string; value: { position?: number } } }) => {
+          if (u.update?.$case === 'queued') resolve(u.update.value.position!);
+        });
+        call.on('error', (e) => reject(e));
+        found.push(new Promise((r) => call.on('close', r)));
+      });
+      positions.push(await first);
+    }
+    // Four seats per game: the first four tickets share the first creation in line, the next ones the second.
+    expect(positions).toEqual([1, 1, 1, 1, 2, 2]);
+    clients.forEach((c) => c.close());
+    s.close();
+  }, 60_000);
+
+  it('a paused owner (SIGSTOP past its lease, then SIGCONT) has its stale writes refused', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const servers = new Map([['s1', new ReconnectingServer(() => b.address, 's1', 10)]]);
+    await servers.get('s1')!.connect();
+    await a.waitFor(/game server connected/, 10_000);
+    await new Promise((r) => setTimeout(r, 300)); // A is back in its blocking read of the inbox
+    const client = b.matchmaker();
+    const from = b.log.length;
+    a.signal('SIGSTOP');
+    // Sent at once: A's pending blocking read takes them, then A sleeps with them in hand.
+    const ids = Array.from({ length: 8 }, (_, i) => `z${i}`);
+    const seated = seatAll(() => client, servers, ids);
+    await loggedAt(b, OWNER, 10_000, from);
+    await seated;
+    const aFrom = a.log.length;
+    a.signal('SIGCONT');
+    await a.waitFor(/a stale write was refused|no longer runs the matcher/, 10_000, aFrom);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(a.log.slice(aFrom), a.log.slice(-4000)).toMatch(/a stale write was refused/);
+    expectSeatedOnce(servers.values(), ids);
+    expect(await admin.xpending('gf:{relay}:inbox', 'owner')).toEqual([0, null, null, null]);
+    client.close();
+    servers.forEach((s) => s.close());
+  }, 60_000);
+
+  it('Redis restart with AOF: NOT_SERVING and UNAVAILABLE while it is down, then the waiting ticket is served', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const s = new ReconnectingServer(() => a.address, 's1', 0);
+    await s.connect();
+    const client = a.matchmaker();
+    const queued = new Promise<void>((resolve, reject) => {
+      const call = client.findGame(findGameRequest({ ticketId: 'w1', template: 'diablo', party: ['p-w1'], partition: { ...PARTITION } }));
+      call.on('data', () => resolve());
+      call.on('error', reject);
+    });
+    await queued;
+    const port = redis.port;
+    const dir = redis.dir;
+    await redis.kill('SIGKILL');
+    await retried(async () => expect(await healthOf(a.address)).toBe('NOT_SERVING'), 5_000);
+    await expect(find(client, 'w2')).rejects.toThrow(/UNAVAILABLE|redis unreachable/);
+    redis = await RedisServer.start({ appendfsync: 'always', port, dir });
+    await retried(async () => expect(await healthOf(a.address)).toBe('SERVING'), 10_000);
+    // The ticket acknowledged before the crash is still in line: the client asks again with its id.
+    const resumed = retried(() => find(client, 'w1'), 20_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    s.connection.setCapacity(2);
+    expect((await resumed).assignment.serverId).toBe('s1');
+    client.close();
     s.close();
   }, 60_000);
 });

@@ -136,7 +136,7 @@ export class MatcherSeat {
     while (this.token === token) {
       try {
         const entries = entriesOfRead(
-          await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.options.nodeId, 'COUNT', 500, 'BLOCK', 500, 'STREAMS', relayKeys.inbox, '>'),
+          await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.options.nodeId, 'COUNT', 500, 'BLOCK', 5_000, 'STREAMS', relayKeys.inbox, '>'),
         );
         if (this.token !== token) return; // stepped down while blocked: leave them to the next owner
         await this.apply(entries);

@@ -39,12 +39,14 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   const client = connectRedis(options.url);
   // ioredis emits connection errors; health and the calls' UNAVAILABLE answers report them.
   client.on('error', (error: Error) => options.log.debug({ error: error.message }, 'redis connection error'));
-  const dup = () => (client as { duplicate(): RedisClient }).duplicate();
   await waitReady(client, options.log, options.url);
   await defineScripts(client);
-  const gateway = new RelayGateway(client, dup(), nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)));
+  // Blocking reads hold their connection: the gateway and the seat get one each.
+  const [gatewayReader, seatReader] = [0, 1].map(() => (client as { duplicate(): RedisClient }).duplicate());
+  await Promise.all([gatewayReader, seatReader].map((c) => waitReady(c!, options.log, options.url)));
+  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)));
   let core: Coordinator | undefined;
-  const seat = await MatcherSeat.open(client, dup(), {
+  const seat = await MatcherSeat.open(client, seatReader!, {
     config: options.config,
     nodeId,
     leaseMs,
