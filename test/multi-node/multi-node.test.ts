@@ -51,6 +51,7 @@ describe('multi-node on one Redis', () => {
     if (!hasRedis) return;
     redis = await RedisServer.start({ appendfsync: 'always' });
     admin = new Redis(redis.port, '127.0.0.1');
+    admin.on('error', () => undefined); // down on purpose in the restart case
   }, 30_000);
   afterEach(async () => {
     await Promise.all(nodes.splice(0).map((n) => n.stop()));
