@@ -66,7 +66,8 @@ export class ReconnectingServer {
       gameId: g.gameId,
       factory: g.factory,
       matchableAttributes: {},
-      playerIds: [...(this.seated.get(g.gameId) ?? [])],
+      // Seats it promised (reserved, not joined yet) are taken too: a server announces them.
+      playerIds: [...new Set([...(this.seated.get(g.gameId) ?? []), ...g.players, ...g.expected])],
       open: true,
       startedAtUnixMs: BigInt(Date.now() - 1000),
     }));

@@ -196,6 +196,16 @@ export class MatcherSeat {
         return;
       }
       case 'hello': {
+        const known = this.channels.get(message.hello.serverId);
+        if (known && known.node !== message.node && core.view.servers().some((s) => s.serverId === message.hello.serverId)) {
+          // The server moved to another node (its node died): the core keeps its games and the
+          // seats it reserved, which the server may not have heard of yet; only the route moves.
+          // An order lost with the old node resolves as the core expects: a creation times out
+          // and its tickets go back in line, a reservation is confirmed by the player joining.
+          known.node = message.node;
+          this.options.log.info({ serverId: message.hello.serverId, node: message.node }, 'game server moved to another node');
+          return;
+        }
         const channel = new RelayChannel(this, message.node, message.hello.serverId);
         this.channels.set(message.hello.serverId, channel);
         try {
@@ -271,7 +281,8 @@ class RelayListener implements TicketListener {
 class RelayChannel implements ServerChannel {
   constructor(
     private readonly seat: MatcherSeat,
-    readonly node: string,
+    /** Where the server's stream is; moves when the server reconnects through another node. */
+    public node: string,
     private readonly serverId: string,
   ) {}
 
