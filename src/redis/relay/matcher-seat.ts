@@ -5,11 +5,12 @@ import { realTimers, type Log, type TicketRecord } from '../../coordinator/ports
 import type { MatchmakingError } from '../../errors/index.js';
 import { InProcessPlacement } from '../../placement/index.js';
 import { RedisFactoryLease } from '../factory-lease.js';
-import { runScript, type RedisClient } from '../script-set.js';
+import type { RedisClient } from '../script-set.js';
 import type { StreamEntry } from '../stream-reply.js';
 import { entriesOfRead } from '../stream-reply.js';
 import { decode, encode, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { OWNER_GROUP, relayKeys } from './relay-keys.js';
+import { FencedBatch } from './fenced-batch.js';
 import { RelayTicketStore } from './relay-ticket-store.js';
 
 export interface MatcherSeatOptions {
@@ -39,6 +40,8 @@ export class MatcherSeat {
   private readonly listeners = new Map<string, RelayListener>();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
+  /** The current owner term's writes; a new one per term, so a stale term's queue is never sent with a new token. */
+  private batch: FencedBatch | undefined;
   private running = true;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private reading: Promise<void> = Promise.resolve();
@@ -102,7 +105,8 @@ export class MatcherSeat {
     this.lastRenewed = Date.now();
     const { config, log, newId } = this.options;
     const restored = await RelayTicketStore.load(this.client);
-    const store = new RelayTicketStore(this.client, token, () => this.refused('ticket store'), log);
+    this.batch = new FencedBatch(this.client, (what) => this.refused(what), log);
+    const store = new RelayTicketStore(this.batch, token);
     const now = () => Date.now();
     this.core = new Coordinator(config, { now, timers: realTimers, newId, random: Math.random, log, store }, new InProcessPlacement(config.placement.policy, now), restored);
     log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
@@ -167,9 +171,11 @@ export class MatcherSeat {
       }
     }
     const token = this.token;
-    if (token === undefined) return;
-    const acked = await runScript<number>(this.client, 'gfRelayAck', [relayKeys.fence, relayKeys.inbox], [token, OWNER_GROUP, ...entries.map((e) => e[0])]);
-    if (acked === -1) this.refused('inbox ack');
+    const batch = this.batch;
+    if (token === undefined || batch === undefined) return;
+    // Acknowledged in the same MULTI as the answers they caused: both land, or neither.
+    batch.add('gfRelayAck', [relayKeys.fence, relayKeys.inbox, token, OWNER_GROUP, ...entries.map((e) => e[0])], 'inbox ack');
+    await batch.flush();
   }
 
   private applyOne(message: InboxMessage): void {
@@ -247,16 +253,12 @@ export class MatcherSeat {
     const token = this.token;
     if (token === undefined) return;
     const keys = [relayKeys.fence, relayKeys.out(node)];
-    const assigned = message.k === 'update' && message.update.kind === 'assigned';
-    const sent = assigned
-      ? runScript<number>(this.client, 'gfRelayAssign', [...keys, relayKeys.assigned(message.ticketId)], [token, encode(message), OUT_KEPT_MS, this.options.config.placement.ticketTtlMs])
-      : runScript<number>(this.client, 'gfRelaySend', keys, [token, encode(message), OUT_KEPT_MS]);
-    sent.then(
-      (code) => {
-        if (code === -1) this.refused(`answer to ${node}`);
-      },
-      (error: unknown) => this.options.log.warn({ node, kind: message.k, error: (error as Error).message }, 'matcher: an answer was not sent'),
-    );
+    if (message.k === 'update' && message.update.kind === 'assigned') {
+      const ttl = this.options.config.placement.ticketTtlMs;
+      this.batch?.add('gfRelayAssign', [...keys, relayKeys.assigned(message.ticketId), token, encode(message), OUT_KEPT_MS, ttl], `answer to ${node}`);
+    } else {
+      this.batch?.add('gfRelaySend', [...keys, token, encode(message), OUT_KEPT_MS], `answer to ${node}`);
+    }
   }
 }
 

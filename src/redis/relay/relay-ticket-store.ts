@@ -1,19 +1,19 @@
-import type { Log, TicketRecord, TicketStore } from '../../coordinator/ports.js';
-import { runScript, type RedisClient } from '../script-set.js';
+import type { TicketRecord, TicketStore } from '../../coordinator/ports.js';
+import type { RedisClient } from '../script-set.js';
+import type { FencedBatch } from './fenced-batch.js';
 import { decode } from './relay-codec.js';
 import { relayKeys } from './relay-keys.js';
 
 /**
  * Waiting tickets in Redis (the core's TicketStore), written by the matcher owner with its
  * fencing token, so a new owner gives every waiting ticket its place back (`load`) and a stale
- * owner cannot rewrite the line. Writes are fire-and-forget, as the core expects.
+ * owner cannot rewrite the line. Writes are fire-and-forget, as the core expects, and go out with the
+ * rest of the owner's step (FencedBatch).
  */
 export class RelayTicketStore implements TicketStore {
   constructor(
-    private readonly client: RedisClient,
+    private readonly batch: FencedBatch,
     private readonly token: number,
-    private readonly onStale: () => void,
-    private readonly log: Log,
   ) {}
 
   static async load(client: RedisClient): Promise<TicketRecord[]> {
@@ -30,11 +30,6 @@ export class RelayTicketStore implements TicketStore {
   }
 
   private write(ticketId: string, record: string): void {
-    runScript<number>(this.client, 'gfRelayRecord', [relayKeys.fence, relayKeys.tickets], [this.token, ticketId, record]).then(
-      (code) => {
-        if (code === -1) this.onStale();
-      },
-      (error: unknown) => this.log.warn({ ticketId, error: (error as Error).message }, 'matcher: ticket store write failed'),
-    );
+    this.batch.add('gfRelayRecord', [relayKeys.fence, relayKeys.tickets, this.token, ticketId, record], `ticket ${ticketId}`);
   }
 }
