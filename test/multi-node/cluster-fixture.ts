@@ -38,7 +38,7 @@ export class ReconnectingServer {
   constructor(
     private address: () => string,
     readonly serverId: string,
-    private readonly maxGames: number,
+    private maxGames: number,
   ) {
     this.connection = this.make();
   }
@@ -55,6 +55,12 @@ export class ReconnectingServer {
     this.connection.join(gameId, playerId);
   }
 
+  /** Advertises new capacity now, and in every later hello. */
+  setCapacity(maxGames: number): void {
+    this.maxGames = maxGames;
+    this.connection.setCapacity(maxGames);
+  }
+
   close(): void {
     this.closed = true;
     this.connection.close();
@@ -66,8 +72,9 @@ export class ReconnectingServer {
       gameId: g.gameId,
       factory: g.factory,
       matchableAttributes: {},
-      // Seats it promised (reserved, not joined yet) are taken too: a server announces them.
-      playerIds: [...new Set([...(this.seated.get(g.gameId) ?? []), ...g.players, ...g.expected])],
+      // The players in the game; seats reserved for players not yet there are the new owner's
+      // to give again (the tickets are restored and placed anew).
+      playerIds: [...new Set([...(this.seated.get(g.gameId) ?? []), ...g.players])],
       open: true,
       startedAtUnixMs: BigInt(Date.now() - 1000),
     }));

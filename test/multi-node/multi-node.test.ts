@@ -212,7 +212,7 @@ describe('multi-node on one Redis', () => {
     // The ticket acknowledged before the crash is still in line: the client asks again with its id.
     const resumed = retried(() => find(client, 'w1'), 20_000);
     await new Promise((r) => setTimeout(r, 1_000));
-    s.connection.setCapacity(2);
+    s.setCapacity(2); // also in the hello, if the matcher moved while Redis was down
     expect((await resumed).assignment.serverId).toBe('s1');
     client.close();
     s.close();
