@@ -86,7 +86,7 @@ async function fillGames(games: number, base: number, client: Redis): Promise<vo
   }
 }
 
-function redisBenchmarkOps(port: number, clients: number, requests: number): number {
+export function redisBenchmarkOps(port: number, clients: number, requests: number): number {
   const run = spawnSync('redis-benchmark', ['-p', String(port), '-c', String(clients), '-n', String(requests), '-t', 'set', '--csv'], {
     encoding: 'utf8',
   });

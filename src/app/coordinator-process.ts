@@ -9,6 +9,7 @@ import { InProcessPlacement } from '../placement/index.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
+import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
@@ -36,6 +37,8 @@ export interface ProcessOptions {
   readonly drainGraceMs?: number;
   /** An admin's Drain call has drained the process: the CLI exits. */
   readonly onDrained?: () => void;
+  /** `--redis`: join the cluster sharing this Redis (src/redis/relay); absent, one process on LMDB. */
+  readonly redis?: string;
 }
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
@@ -114,6 +117,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       operatorPage.stop();
       security?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
+      await node?.stop();
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
       http.server.closeIdleConnections(); // the operator page's keep-alive polls
       await closed;
@@ -123,9 +127,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await sliceSolver?.close();
     })());
 
+  const node = options.redis ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, idleView: coordinator.view }) : undefined;
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
-    commands: coordinator,
-    view: coordinator.view,
+    commands: node?.commands ?? coordinator,
+    view: node?.view ?? coordinator.view,
     ratings: ratingsView(ladders, ratings),
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,
@@ -148,8 +153,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   // With credentials, the operator page is for admins (issue 14); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
+  node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
     'gamefactory coordinator listening',
   );
 

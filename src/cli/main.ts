@@ -21,6 +21,7 @@ program
   )
   .addOption(new Option('--config <path>', 'factory templates').env('GAMEFACTORY_CONFIG').default('factories.yaml'))
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
+  .addOption(new Option('--redis <url>', 'join a cluster of nodes sharing this Redis: redis://host:port or redis-cluster://host:port,...').env('GAMEFACTORY_REDIS'))
   .addOption(
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
   )
@@ -34,7 +35,7 @@ program
       .env('GAMEFACTORY_DRAIN_GRACE_MS')
       .default('10000'),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
@@ -69,6 +70,7 @@ program
         metricsListen: opts.metricsListen,
         dataDir: opts.data,
         log,
+        redis: opts.redis,
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
         onDrained: () => process.exit(0),

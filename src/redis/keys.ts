@@ -31,3 +31,5 @@ export const nodeKeys = (nodeId: string) => {
 /** One slot for all players: claiming a whole party atomically needs its players side by side. */
 export const playerKeys = { live: `${ROOT}:{players}:live` };
 export const routeKeys = { servers: `${ROOT}:{routes}:servers` };
+/** The cluster-wide arrival counter (the ArrivalSequence port). */
+export const arrivalKeys = { global: `${ROOT}:{arrival}:seq` };

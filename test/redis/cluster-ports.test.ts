@@ -112,22 +112,21 @@ describe.each(redisTargets())('cluster-wide ports on $name', (target) => {
     needRedis(ctx);
     const players = await RedisPlayerIndex.open(target.client());
     const [p1, p2, p3] = [fresh('p'), fresh('p'), fresh('p')];
-    expect(await players.claim('t1', [p1, p2])).toEqual({ claimed: true });
-    expect(await players.claim('t2', [p3, p2])).toEqual({ claimed: false, playerId: p2, liveTicketId: 't1' });
-    expect(await players.liveTicket(p3)).toBeUndefined();
-    expect(await players.claim('t1', [p1, p2])).toEqual({ claimed: true }); // a resume
-    expect(await players.release('t2', [p1])).toBe(0);
-    expect(await players.release('t1', [p1, p2])).toBe(2);
-    expect(await players.claim('t2', [p3, p2])).toEqual({ claimed: true });
-    expect(await players.liveTicket(p2)).toBe('t2');
+    expect(await players.claim('t1', [p1, p2])).toBeUndefined();
+    expect(await players.claim('t2', [p3, p2])).toEqual({ playerId: p2, ticketId: 't1' });
+    expect(await players.holder(p3)).toBeUndefined();
+    expect(await players.claim('t1', [p1, p2])).toBeUndefined(); // a resume
+    expect(await players.releaseCount('t2', [p1])).toBe(0);
+    expect(await players.releaseCount('t1', [p1, p2])).toBe(2);
+    expect(await players.claim('t2', [p3, p2])).toBeUndefined();
+    expect(await players.holder(p2)).toBe('t2');
     await expect(players.claim('t3', [])).rejects.toThrow(/playerIds/);
   });
 
   it('arrival sequence: concurrent callers on one factory get distinct increasing numbers', async (ctx) => {
     needRedis(ctx);
-    const sequence = new RedisArrivalSequence(target.client());
-    const factory = fresh('arrivals');
-    const got = await Promise.all(Array.from({ length: 50 }, () => sequence.next(factory)));
+    const sequence = await RedisArrivalSequence.forFactory(target.client(), fresh('arrivals'));
+    const got = await Promise.all(Array.from({ length: 50 }, () => sequence.next()));
     expect(new Set(got).size).toBe(50);
     expect(Math.min(...got)).toBe(1);
     expect(Math.max(...got)).toBe(50);

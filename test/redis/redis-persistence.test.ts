@@ -11,7 +11,7 @@ describe('Redis restart', () => {
     const first = await RedisServer.start({ appendfsync: 'always' });
     let client = new Redis(first.port, '127.0.0.1');
     await (await RedisTicketBook.open(client)).intake('duel', 't1', 'payload');
-    expect(await (await RedisPlayerIndex.open(client)).claim('t1', ['alice'])).toEqual({ claimed: true });
+    expect(await (await RedisPlayerIndex.open(client)).claim('t1', ['alice'])).toBeUndefined();
     client.disconnect();
     await first.kill('SIGKILL');
     const second = await RedisServer.start({ appendfsync: 'always', dir: first.dir, port: first.port });
@@ -19,7 +19,7 @@ describe('Redis restart', () => {
     try {
       const book = await RedisTicketBook.open(client);
       expect(await book.intake('duel', 't1', 'payload')).toEqual({ created: false, state: 'waiting', priority: 1, assignment: undefined });
-      expect(await (await RedisPlayerIndex.open(client)).liveTicket('alice')).toBe('t1');
+      expect(await (await RedisPlayerIndex.open(client)).holder('alice')).toBe('t1');
     } finally {
       client.disconnect();
       await second.stop();

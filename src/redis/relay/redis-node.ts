@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { CoordinatorConfig } from '../../config/config.js';
+import type { Coordinator } from '../../coordinator/coordinator.js';
+import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
+import type { CoordinatorView } from '../../coordinator/edges/view.js';
+import type { Log } from '../../coordinator/ports.js';
+import { connectRedis } from '../connect.js';
+import { defineScripts, type RedisClient } from '../script-set.js';
+import { MatcherSeat } from './matcher-seat.js';
+import { MatcherView } from './matcher-view.js';
+import { RelayGateway } from './relay-gateway.js';
+
+export interface RedisNodeOptions {
+  readonly url: string;
+  readonly config: CoordinatorConfig;
+  readonly log: Log;
+  /** The matcher lease; the owner renews every third of it. Default 2000 ms (takeover < 3 s). */
+  readonly leaseMs?: number;
+  /** What the view shows while another node runs the matcher. */
+  readonly idleView: CoordinatorView;
+}
+
+export interface RedisNode {
+  readonly nodeId: string;
+  readonly commands: CoordinatorCommands;
+  readonly view: CoordinatorView;
+  /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */
+  onHealth(listener: (serving: boolean) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A node of a cluster sharing one Redis (`--redis`): a gateway for its own clients and servers,
+ * and a candidate for the matcher lease (src/redis/README.md, "How a ticket crosses nodes").
+ */
+export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNode> {
+  const nodeId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 2_000;
+  const client = connectRedis(options.url);
+  // ioredis emits connection errors; health and the calls' UNAVAILABLE answers report them.
+  client.on('error', (error: Error) => options.log.debug({ error: error.message }, 'redis connection error'));
+  await waitReady(client, options.log, options.url);
+  await defineScripts(client);
+  // Blocking reads hold their connection: the gateway and the seat get one each.
+  const [gatewayReader, seatReader] = [0, 1].map(() => (client as { duplicate(): RedisClient }).duplicate());
+  await Promise.all([gatewayReader, seatReader].map((c) => waitReady(c!, options.log, options.url)));
+  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)));
+  let core: Coordinator | undefined;
+  const seat = await MatcherSeat.open(client, seatReader!, {
+    config: options.config,
+    nodeId,
+    leaseMs,
+    log: options.log,
+    newId: randomUUID,
+    onCore: (c) => (core = c),
+  });
+  const healthListeners: ((serving: boolean) => void)[] = [];
+  const report = (serving: boolean) => {
+    for (const l of healthListeners) l(serving);
+  };
+  client.on('ready', () => {
+    options.log.info({ node: nodeId }, 'redis reachable again');
+    report(true);
+  });
+  client.on('close', () => report(false));
+  client.on('reconnecting', () => report(false));
+  options.log.info({ node: nodeId, redis: options.url, leaseMs }, 'joined the cluster');
+  return {
+    nodeId,
+    commands: gateway,
+    view: new MatcherView(() => core?.view ?? options.idleView),
+    onHealth(listener) {
+      healthListeners.push(listener);
+      listener(client.status === 'ready');
+    },
+    async stop() {
+      await seat.close();
+      await gateway.close();
+      client.disconnect();
+    },
+  };
+}
+
+/** The first connection: keeps trying (with the client's backoff) until Redis answers. */
+function waitReady(client: RedisClient, log: Log, url: string): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const warn = setInterval(() => log.warn({ redis: url, status: client.status }, 'waiting for redis'), 5_000);
+    client.once('ready', () => {
+      clearInterval(warn);
+      resolve();
+    });
+  });
+}

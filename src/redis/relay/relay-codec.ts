@@ -1,0 +1,48 @@
+import type { FindRequest, ServerEvent, ServerHello, ServerOrder, TicketUpdate } from '../../coordinator/messages.js';
+import { MatchmakingError, type ErrorCode } from '../../errors/index.js';
+
+/** What a node asks of the matcher owner (one inbox entry each). */
+export type InboxMessage =
+  | { readonly k: 'find'; readonly node: string; readonly request: FindRequest }
+  | { readonly k: 'cancel'; readonly node: string; readonly ticketId: string }
+  | { readonly k: 'abandon'; readonly node: string; readonly ticketId: string }
+  | { readonly k: 'hello'; readonly node: string; readonly hello: ServerHello }
+  | { readonly k: 'bye'; readonly node: string; readonly serverId: string }
+  | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent };
+
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly retryAfterMs?: number;
+}
+
+/** What the owner answers a node (one entry of that node's out stream each). */
+export type OutMessage =
+  | { readonly k: 'update'; readonly ticketId: string; readonly update: TicketUpdate }
+  | { readonly k: 'fail'; readonly ticketId: string; readonly error: WireError }
+  | { readonly k: 'order'; readonly serverId: string; readonly order: ServerOrder }
+  | { readonly k: 'close'; readonly serverId: string; readonly error: WireError };
+
+/** JSON that keeps Maps (attribute sets, latencies): `{"$m": [[k, v], ...]}`. */
+export function encode(message: InboxMessage | OutMessage): string {
+  return JSON.stringify(message, (_, value: unknown) => (value instanceof Map ? { $m: [...value] } : value));
+}
+
+export function decode<T extends InboxMessage | OutMessage>(text: string): T {
+  return JSON.parse(text, (_, value: unknown) =>
+    value !== null && typeof value === 'object' && '$m' in value ? new Map((value as { $m: [string, unknown][] }).$m) : value,
+  ) as T;
+}
+
+export function wireError(error: unknown): WireError {
+  if (error instanceof MatchmakingError) return { code: error.code, message: error.message, retryAfterMs: error.retryAfterMs };
+  return { code: 'UNAVAILABLE', message: `matcher failed: ${(error as Error)?.message ?? String(error)}` };
+}
+
+export const fromWire = (e: WireError) => new MatchmakingError(e.code, e.message, e.retryAfterMs);
+
+/** An ioredis failure (connection refused, stream not writeable...) as the gRPC answer UNAVAILABLE. */
+export function redisUnavailable(error: unknown): MatchmakingError {
+  if (error instanceof MatchmakingError) return error;
+  return new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`);
+}

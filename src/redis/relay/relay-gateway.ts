@@ -1,0 +1,188 @@
+import type { FactoryTemplate } from '../../config/config.js';
+import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
+import type { Log } from '../../coordinator/ports.js';
+import { MatchmakingError, invalidArgument } from '../../errors/index.js';
+import { FactoryRegistry } from '../../factories/factory-registry.js';
+import { runScript, type RedisClient } from '../script-set.js';
+import { entriesOfRead } from '../stream-reply.js';
+import { decode, encode, fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { relayKeys } from './relay-keys.js';
+
+interface Waiting {
+  readonly request: FindRequest;
+  readonly listener: TicketListener;
+}
+
+/**
+ * A node's face to its own clients and game servers (CoordinatorCommands): every request goes
+ * to the matcher owner's inbox (a Redis Stream), and the owner's answers come back on this
+ * node's out stream, to the listener or server stream that asked. Every node runs one, the
+ * owner's included, so one path serves all. When the owner changes (the fencing token moves),
+ * the finds still waiting here are sent again (same ticket ids: they resume) and the game
+ * servers are asked to reconnect, which re-announces their running games to the new owner.
+ */
+export class RelayGateway implements CoordinatorCommands {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly servers = new Map<string, ServerChannel>();
+  private readonly registry: FactoryRegistry<null>;
+  private running = true;
+  private readonly loop: Promise<void>;
+  private fence: string | null | undefined;
+  private readonly watch: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly client: RedisClient,
+    /** A connection of its own: the blocking read of the out stream holds it. */
+    private readonly reader: RedisClient,
+    readonly nodeId: string,
+    templates: readonly FactoryTemplate[],
+    private readonly log: Log,
+    watchEveryMs: number,
+  ) {
+    // Hello's factories are a pure function of the config: answered here, without a round trip.
+    this.registry = new FactoryRegistry(templates, () => null);
+    this.loop = this.readLoop();
+    this.watch = setInterval(() => void this.watchOwner(), watchEveryMs);
+    this.watch.unref();
+  }
+
+  find(request: FindRequest, listener: TicketListener): void {
+    this.ready();
+    this.waiting.set(request.ticketId, { request, listener });
+    this.forwardFind(request, listener);
+  }
+
+  cancel(ticketId: string): boolean {
+    this.ready();
+    this.send({ k: 'cancel', node: this.nodeId, ticketId });
+    // The owner decides; this node knows only the tickets whose streams it holds.
+    return this.waiting.has(ticketId);
+  }
+
+  abandon(ticketId: string, listener: TicketListener): void {
+    if (this.waiting.get(ticketId)?.listener !== listener) return;
+    this.waiting.delete(ticketId);
+    this.send({ k: 'abandon', node: this.nodeId, ticketId });
+  }
+
+  connectServer(hello: ServerHello, channel: ServerChannel): string[] {
+    this.ready();
+    const unknown = this.registry.unknownTemplates(hello.templates);
+    if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
+    this.servers.get(hello.serverId)?.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
+    this.servers.set(hello.serverId, channel);
+    this.send({ k: 'hello', node: this.nodeId, hello });
+    return this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
+  }
+
+  disconnectServer(serverId: string, channel: ServerChannel): void {
+    if (this.servers.get(serverId) !== channel) return;
+    this.servers.delete(serverId);
+    this.send({ k: 'bye', node: this.nodeId, serverId });
+  }
+
+  onServerEvent(serverId: string, event: ServerEvent): void {
+    this.ready();
+    this.send({ k: 'event', node: this.nodeId, serverId, event });
+  }
+
+  beginShutdown(): void {
+    this.running = false;
+    clearInterval(this.watch);
+  }
+
+  async close(): Promise<void> {
+    this.beginShutdown();
+    this.reader.disconnect();
+    await this.loop;
+    await this.client.del(relayKeys.out(this.nodeId)).catch(() => undefined);
+  }
+
+  /** Calls fail at once while Redis is unreachable: UNAVAILABLE, with the reason. */
+  private ready(): void {
+    if (this.client.status !== 'ready') throw new MatchmakingError('UNAVAILABLE', `redis unreachable (connection ${this.client.status}): retry shortly`);
+  }
+
+  private send(message: InboxMessage): void {
+    this.client.xadd(relayKeys.inbox, '*', 'm', encode(message)).catch((error: unknown) => {
+      this.log.warn({ kind: message.k, error: (error as Error).message }, 'relay: request not sent to the matcher owner');
+      if (message.k === 'find') this.fail(message.request.ticketId, redisUnavailable(error));
+    });
+  }
+
+  private forwardFind(request: FindRequest, listener: TicketListener): void {
+    const message = encode({ k: 'find', node: this.nodeId, request });
+    runScript<string | null>(this.client, 'gfRelayFind', [relayKeys.assigned(request.ticketId), relayKeys.inbox], [message]).then(
+      (kept) => {
+        if (kept !== null) this.deliver(decode<OutMessage>(kept));
+      },
+      (error: unknown) => {
+        if (this.waiting.get(request.ticketId)?.listener === listener) this.fail(request.ticketId, redisUnavailable(error));
+      },
+    );
+  }
+
+  private fail(ticketId: string, error: MatchmakingError): void {
+    const waiting = this.waiting.get(ticketId);
+    this.waiting.delete(ticketId);
+    waiting?.listener.fail(error);
+  }
+
+  private async readLoop(): Promise<void> {
+    let last = '0-0';
+    const key = relayKeys.out(this.nodeId);
+    while (this.running) {
+      try {
+        const entries = entriesOfRead(await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, last));
+        for (const [id, fields] of entries) {
+          last = id;
+          this.deliver(decode<OutMessage>(fields[1]!));
+        }
+        if (entries.length > 0) void this.client.xtrim(key, 'MINID', last).catch(() => undefined);
+      } catch (error) {
+        if (!this.running) return;
+        this.log.warn({ error: (error as Error).message }, 'relay: reading answers failed; retrying');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  private deliver(message: OutMessage): void {
+    switch (message.k) {
+      case 'update': {
+        const waiting = this.waiting.get(message.ticketId);
+        if (message.update.kind === 'assigned') this.waiting.delete(message.ticketId);
+        waiting?.listener.update(message.update);
+        return;
+      }
+      case 'fail':
+        return this.fail(message.ticketId, fromWire(message.error));
+      case 'order':
+        return this.servers.get(message.serverId)?.send(message.order);
+      case 'close': {
+        const channel = this.servers.get(message.serverId);
+        this.servers.delete(message.serverId);
+        return channel?.close(fromWire(message.error));
+      }
+    }
+  }
+
+  /** A new fencing token means a new owner: hand it what this node holds. */
+  private async watchOwner(): Promise<void> {
+    let fence: string | null;
+    try {
+      fence = await this.client.get(relayKeys.fence);
+    } catch {
+      return;
+    }
+    const before = this.fence;
+    this.fence = fence;
+    if (before === undefined || before === null || before === fence) return;
+    this.log.info({ fence, tickets: this.waiting.size, servers: this.servers.size }, 'relay: the matcher owner changed; resending finds, reconnecting servers');
+    for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
+    const servers = [...this.servers.values()];
+    this.servers.clear();
+    for (const channel of servers) channel.close(new MatchmakingError('UNAVAILABLE', 'the matcher moved to another node: reconnect and send hello again'));
+  }
+}

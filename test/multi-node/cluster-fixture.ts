@@ -1,0 +1,122 @@
+import type { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGame, type FindResult } from '../../clients/lib/find-game.js';
+
+export const PARTITION = { difficulty: 'hard', hardcore: false, version: 'v201' } as const;
+
+export function server(address: string, serverId: string, maxGames: number, runningGames = [] as GameServerConnection['identity']['runningGames']): GameServerConnection {
+  return new GameServerConnection(address, { serverId, endpoint: `${serverId}:7777`, attributes: { ...PARTITION }, templates: ['diablo'], maxGames, runningGames }, { autoJoin: true });
+}
+
+export function find(client: MatchmakerClient, ticketId: string, signal?: AbortSignal): Promise<FindResult> {
+  return findGame(client, { ticketId, template: 'diablo', party: [`p-${ticketId}`], partition: { ...PARTITION } }, signal);
+}
+
+/** Retries `attempt` until it resolves (a call refused while the matcher moves), up to `timeoutMs`. */
+export async function retried<T>(attempt: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * A game server that reconnects when its stream ends (its node died, or the matcher moved) and
+ * re-announces its running games; players join only once their client holds the assignment.
+ */
+export class ReconnectingServer {
+  connection: GameServerConnection;
+  readonly seated = new Map<string, Set<string>>();
+  reconnects = 0;
+  private closed = false;
+
+  constructor(
+    private address: () => string,
+    readonly serverId: string,
+    private maxGames: number,
+  ) {
+    this.connection = this.make();
+  }
+
+  async connect(): Promise<void> {
+    await this.connection.connect();
+    void this.connection.whenEnded().then(() => this.reconnect());
+  }
+
+  /** The client of `playerId` reached game `gameId`. */
+  join(gameId: string, playerId: string): void {
+    const game = this.seated.get(gameId) ?? new Set<string>();
+    this.seated.set(gameId, game.add(playerId));
+    this.connection.join(gameId, playerId);
+  }
+
+  /** Advertises new capacity now, and in every later hello. */
+  setCapacity(maxGames: number): void {
+    this.maxGames = maxGames;
+    this.connection.setCapacity(maxGames);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.connection.close();
+  }
+
+  private make(): GameServerConnection {
+    const previous = this.connection as GameServerConnection | undefined;
+    const runningGames = [...(previous?.games.values() ?? [])].map((g) => ({
+      gameId: g.gameId,
+      factory: g.factory,
+      matchableAttributes: {},
+      // The players in the game; seats reserved for players not yet there are the new owner's
+      // to give again (the tickets are restored and placed anew).
+      playerIds: [...new Set([...(this.seated.get(g.gameId) ?? []), ...g.players])],
+      open: true,
+      startedAtUnixMs: BigInt(Date.now() - 1000),
+    }));
+    const next = new GameServerConnection(this.address(), {
+      serverId: this.serverId,
+      endpoint: `${this.serverId}:7777`,
+      attributes: { ...PARTITION },
+      templates: ['diablo'],
+      maxGames: this.maxGames,
+      runningGames,
+    });
+    for (const [id, game] of previous?.games ?? []) next.games.set(id, game);
+    return next;
+  }
+
+  private async reconnect(): Promise<void> {
+    while (!this.closed) {
+      this.reconnects++;
+      this.connection = this.make();
+      try {
+        await this.connect();
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+}
+
+/** grpc.health.v1 Check on `address` for the whole server (""). */
+export async function healthOf(address: string): Promise<string> {
+  const { credentials, loadPackageDefinition } = await import('@grpc/grpc-js');
+  const { loadSync } = await import('@grpc/proto-loader');
+  const { protoPath } = await import('grpc-health-check');
+  type Client = { check(req: object, cb: (e: Error | null, r: { status: string }) => void): void; close(): void };
+  const pkg = loadPackageDefinition(loadSync(protoPath, { enums: String })) as unknown as {
+    grpc: { health: { v1: { Health: new (a: string, c: ReturnType<typeof credentials.createInsecure>) => Client } } };
+  };
+  const client = new pkg.grpc.health.v1.Health(address, credentials.createInsecure());
+  try {
+    return await new Promise((resolve, reject) => client.check({ service: '' }, (e, r) => (e ? reject(e) : resolve(r.status))));
+  } finally {
+    client.close();
+  }
+}

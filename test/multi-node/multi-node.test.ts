@@ -1,0 +1,243 @@
+/**
+ * Several real coordinator processes sharing one real Redis (issue 11): fill-up across nodes,
+ * FIFO across nodes, kill -9 of the matcher owner under load, a paused owner's stale writes,
+ * a client resuming on another node, a Redis restart with AOF.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { NodeProcess } from './node-process.js';
+import { findGameRequest } from '../../clients/lib/find-game.js';
+import { PARTITION, ReconnectingServer, find, healthOf, retried, server } from './cluster-fixture.js';
+
+const hasRedis = redisBinaryPresent();
+const OWNER = /this node now runs the matcher/;
+
+/** When a node logged `pattern` (pino's "time", ms), searching from `from` in its log. */
+async function loggedAt(node: NodeProcess, pattern: RegExp, timeoutMs: number, from = 0): Promise<number> {
+  const line = await node.waitFor(new RegExp(`\\{[^\\n]*${pattern.source}[^\\n]*\\}`), timeoutMs, from);
+  return (JSON.parse(line[0]) as { time: number }).time;
+}
+
+/** Tickets found on `client`, each seated by its client on the server it was assigned to. */
+async function seatAll(client: () => ReturnType<NodeProcess['matchmaker']>, servers: Map<string, ReconnectingServer>, ids: string[]) {
+  return Promise.all(
+    ids.map(async (id) => {
+      const result = await retried(() => find(client(), id), 20_000);
+      servers.get(result.assignment.serverId)!.join(result.assignment.gameId, `p-${id}`);
+      return result;
+    }),
+  );
+}
+
+/** Every player seated once, no game over its 4 seats. */
+function expectSeatedOnce(servers: Iterable<ReconnectingServer>, ids: string[]): void {
+  const seats = [...servers].flatMap((s) => [...s.seated.values()]);
+  expect(seats.map((g) => g.size).filter((n) => n > 4)).toEqual([]);
+  expect(seats.flatMap((g) => [...g]).sort()).toEqual(ids.map((id) => `p-${id}`).sort());
+}
+
+describe('multi-node on one Redis', () => {
+  let redis: RedisServer;
+  let admin: Redis;
+  const nodes: NodeProcess[] = [];
+  const start = async () => {
+    const node = await NodeProcess.start(redis.url);
+    nodes.push(node);
+    return node;
+  };
+
+  beforeAll(async () => {
+    if (!hasRedis) return;
+    redis = await RedisServer.start({ appendfsync: 'always' });
+    admin = new Redis(redis.port, '127.0.0.1');
+    admin.on('error', () => undefined); // down on purpose in the restart case
+  }, 30_000);
+  afterEach(async () => {
+    await Promise.all(nodes.splice(0).map((n) => n.stop()));
+    await admin?.flushall();
+  });
+  afterAll(async () => {
+    await admin?.quit();
+    await redis?.stop();
+  });
+
+  it('fill-up across nodes: servers on node A, players on node B, every player seated once', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const servers = [server(a.address, 's1', 2), server(a.address, 's2', 2)];
+    await Promise.all(servers.map((s) => s.connect()));
+    const client = b.matchmaker();
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => find(client, `t${i}`)));
+    const seats = new Map<string, string[]>();
+    for (const r of results) seats.set(r.assignment.gameId, [...(seats.get(r.assignment.gameId) ?? []), r.assignment.serverId]);
+    expect([...seats.values()].every((s) => s.length <= 4)).toBe(true);
+    expect(seats.size).toBe(4);
+    const players = [...servers.flatMap((s) => [...s.games.values()].flatMap((g) => [...g.players]))].sort();
+    expect(players).toEqual(Array.from({ length: 16 }, (_, i) => `p-t${i}`).sort());
+    client.close();
+    servers.forEach((s) => s.close());
+  }, 60_000);
+
+  it('kill -9 of the matcher owner under load: nothing lost or doubled, taken over within 3 s', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const servers = new Map(['s1', 's2', 's3'].map((id) => [id, new ReconnectingServer(() => b.address, id, 10)]));
+    await Promise.all([...servers.values()].map((s) => s.connect()));
+    const client = b.matchmaker();
+    const ids = Array.from({ length: 60 }, (_, i) => `k${i}`);
+    const before = seatAll(() => client, servers, ids.slice(0, 20));
+    await new Promise((r) => setTimeout(r, 150));
+    const logFrom = b.log.length;
+    const killedAt = Date.now();
+    a.signal('SIGKILL');
+    const during = seatAll(() => client, servers, ids.slice(20));
+    const takenAt = await loggedAt(b, OWNER, 10_000, logFrom);
+    const results = [...(await before), ...(await during)];
+    expect(results).toHaveLength(60);
+    expectSeatedOnce(servers.values(), ids);
+    expect(takenAt - killedAt).toBeLessThanOrEqual(3_000);
+    client.close();
+    servers.forEach((s) => s.close());
+  }, 90_000);
+
+  it('a client resumes on another node with the same ticket id: its assignment, or its place', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const clientA = a.matchmaker();
+    const clientB = b.matchmaker();
+    // A server without a free slot: the ticket waits in line. Its stream on B ends (as if B died); it resumes on A.
+    const s = server(a.address, 's1', 0);
+    await s.connect();
+    const abort = new AbortController();
+    const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    const resumed = find(clientA, 'r1');
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort();
+    await waiting;
+    s.setCapacity(4);
+    const { assignment: assigned, queued } = await resumed;
+    expect(assigned.serverId).toBe('s1');
+    expect(queued[0]?.position).toBe(1); // its place, not a new one
+    // Asked again on B after the assignment: the same assignment.
+    expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
+    clientA.close();
+    clientB.close();
+    s.close();
+  }, 60_000);
+
+  it('FIFO across nodes: tickets queued on alternate nodes are placed in arrival order', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const s = server(a.address, 's1', 0);
+    await s.connect();
+    const clients = [a.matchmaker(), b.matchmaker()];
+    const positions: number[] = [];
+    const found: Promise<unknown>[] = [];
+    for (let i = 0; i < 6; i++) {
+      // One at a time, so the arrival order is the order asked; each on the other node.
+      const first = new Promise<number>((resolve, reject) => {
+        const call = clients[i % 2]!.findGame(findGameRequest({ ticketId: `f${i}`, template: 'diablo', party: [`p-f${i}`], partition: { ...PARTITION } }));
+        call.on('data', (u: { update?: { $case: string; value: { position?: number } } }) => {
+          if (u.update?.$case === 'queued') resolve(u.update.value.position!);
+        });
+        call.on('error', (e) => reject(e));
+        found.push(new Promise((r) => call.on('close', r)));
+      });
+      positions.push(await first);
+    }
+    // Four seats per game: the first four tickets share the first creation in line, the next ones the second.
+    expect(positions).toEqual([1, 1, 1, 1, 2, 2]);
+    clients.forEach((c) => c.close());
+    s.close();
+  }, 60_000);
+
+  it('a paused owner (SIGSTOP past its lease, then SIGCONT) has its stale writes refused', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    const servers = new Map([['s1', new ReconnectingServer(() => b.address, 's1', 10)]]);
+    await servers.get('s1')!.connect();
+    await a.waitFor(/game server connected/, 10_000);
+    await new Promise((r) => setTimeout(r, 300)); // A is back in its blocking read of the inbox
+    const client = b.matchmaker();
+    const from = b.log.length;
+    a.signal('SIGSTOP');
+    // Sent at once: A's pending blocking read takes them, then A sleeps with them in hand.
+    const ids = Array.from({ length: 8 }, (_, i) => `z${i}`);
+    const seated = seatAll(() => client, servers, ids);
+    await loggedAt(b, OWNER, 10_000, from);
+    await seated;
+    const aFrom = a.log.length;
+    a.signal('SIGCONT');
+    await a.waitFor(/a stale write was refused|no longer runs the matcher/, 10_000, aFrom);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(a.log.slice(aFrom), a.log.slice(-4000)).toMatch(/a stale write was refused/);
+    expectSeatedOnce(servers.values(), ids);
+    expect(await admin.xpending('gf:{relay}:inbox', 'owner')).toEqual([0, null, null, null]);
+    client.close();
+    servers.forEach((s) => s.close());
+  }, 60_000);
+
+  it('Redis restart with AOF: NOT_SERVING and UNAVAILABLE while it is down, then the waiting ticket is served', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const s = new ReconnectingServer(() => a.address, 's1', 0);
+    await s.connect();
+    const client = a.matchmaker();
+    const queued = new Promise<void>((resolve, reject) => {
+      const call = client.findGame(findGameRequest({ ticketId: 'w1', template: 'diablo', party: ['p-w1'], partition: { ...PARTITION } }));
+      call.on('data', () => resolve());
+      call.on('error', reject);
+    });
+    await queued;
+    const port = redis.port;
+    const dir = redis.dir;
+    await redis.kill('SIGKILL');
+    await retried(async () => expect(await healthOf(a.address)).toBe('NOT_SERVING'), 5_000);
+    await expect(find(client, 'w2')).rejects.toThrow(/UNAVAILABLE|redis unreachable/);
+    redis = await RedisServer.start({ appendfsync: 'always', port, dir });
+    await retried(async () => expect(await healthOf(a.address)).toBe('SERVING'), 10_000);
+    // The ticket acknowledged before the crash is still in line: the client asks again with its id.
+    const resumed = retried(() => find(client, 'w1'), 20_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    s.setCapacity(2); // also in the hello, if the matcher moved while Redis was down
+    expect((await resumed).assignment.serverId).toBe('s1');
+    client.close();
+    s.close();
+  }, 60_000);
+
+  it('kill -9 of a node holding clients and servers: they resume on another node, nothing lost or doubled', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    let home = b;
+    const servers = new Map(['s1', 's2'].map((id) => [id, new ReconnectingServer(() => home.address, id, 10)]));
+    await Promise.all([...servers.values()].map((s) => s.connect()));
+    let client = b.matchmaker();
+    const ids = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    const all = seatAll(() => client, servers, ids);
+    await new Promise((r) => setTimeout(r, 150));
+    // B dies: its clients call again with their ticket ids on A, its servers reconnect to A.
+    home = a;
+    client = a.matchmaker();
+    b.signal('SIGKILL');
+    expect(await all).toHaveLength(40);
+    expectSeatedOnce(servers.values(), ids);
+    await retried(async () => expect([...servers.values()].map((s) => s.reconnects >= 1)).toEqual([true, true]), 5_000);
+    client.close();
+    servers.forEach((s) => s.close());
+  }, 60_000);
+});
