@@ -1,10 +1,8 @@
-import { RankedLadder } from './ranked-ladder.js';
+import { LadderBoards } from './ladder-boards.js';
 import type { HistoryEntry, LeaderboardEntry, RatingStore, RecordedResult } from './rating-store.js';
 import type { PlayerRating } from './rating-system.js';
 
 interface LadderState {
-  readonly ratings: Map<string, PlayerRating>;
-  readonly ranked: RankedLadder;
   readonly results: Set<string>;
   readonly history: Map<string, HistoryEntry[]>;
 }
@@ -15,15 +13,18 @@ interface LadderState {
  */
 export class InMemoryRatingStore implements RatingStore {
   private readonly ladders = new Map<string, LadderState>();
+  private readonly boards: LadderBoards;
 
-  constructor(private readonly standing: (ladder: string, rating: PlayerRating) => number) {}
+  constructor(standing: (ladder: string, rating: PlayerRating) => number) {
+    this.boards = new LadderBoards(standing);
+  }
 
   get(ladder: string, player: string): PlayerRating | undefined {
-    return this.ladders.get(ladder)?.ratings.get(player);
+    return this.boards.get(ladder, player);
   }
 
   put(ladder: string, player: string, rating: PlayerRating): Promise<void> {
-    this.remember(this.state(ladder), ladder, player, rating);
+    this.boards.set(ladder, player, rating);
     return Promise.resolve();
   }
 
@@ -36,11 +37,11 @@ export class InMemoryRatingStore implements RatingStore {
     if (state.results.has(result.gameId)) return Promise.resolve(false);
     state.results.add(result.gameId);
     for (const [player, after] of result.ratings) {
-      const before = state.ratings.get(player) ?? after;
+      const before = this.boards.get(result.ladder, player) ?? after;
       const list = state.history.get(player) ?? [];
       list.push({ gameId: result.gameId, at: result.at, before, after });
       state.history.set(player, list);
-      this.remember(state, result.ladder, player, after);
+      this.boards.set(result.ladder, player, after);
     }
     return Promise.resolve(true);
   }
@@ -50,35 +51,23 @@ export class InMemoryRatingStore implements RatingStore {
   }
 
   leaderboard(ladder: string, offset: number, limit: number): LeaderboardEntry[] {
-    const state = this.ladders.get(ladder);
-    if (!state) return [];
-    return state.ranked.page(offset, limit).map((e, i) => ({
-      player: e.player,
-      rank: offset + i + 1,
-      standing: e.standing,
-      rating: state.ratings.get(e.player)!,
-    }));
+    return this.boards.leaderboard(ladder, offset, limit);
   }
 
   rank(ladder: string, player: string): number | undefined {
-    return this.ladders.get(ladder)?.ranked.rank(player);
+    return this.boards.rank(ladder, player);
   }
 
   size(ladder: string): number {
-    return this.ladders.get(ladder)?.ranked.size ?? 0;
+    return this.boards.size(ladder);
   }
 
   private state(ladder: string): LadderState {
     let state = this.ladders.get(ladder);
     if (!state) {
-      state = { ratings: new Map(), ranked: new RankedLadder(), results: new Set(), history: new Map() };
+      state = { results: new Set(), history: new Map() };
       this.ladders.set(ladder, state);
     }
     return state;
-  }
-
-  private remember(state: LadderState, ladder: string, player: string, rating: PlayerRating): void {
-    state.ratings.set(player, rating);
-    state.ranked.set(player, this.standing(ladder, rating));
   }
 }

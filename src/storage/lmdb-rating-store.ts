@@ -1,16 +1,11 @@
 import type { Database, RootDatabase } from 'lmdb';
-import { RankedLadder } from '../ratings/ranked-ladder.js';
+import { LadderBoards } from '../ratings/ladder-boards.js';
 import type { HistoryEntry, LeaderboardEntry, RatingStore, RecordedResult } from '../ratings/rating-store.js';
 import type { PlayerRating } from '../ratings/rating-system.js';
 
 type RatingKey = [ladder: string, player: string];
 type ResultKey = [ladder: string, gameId: string];
 type HistoryKey = [ladder: string, player: string, at: number, gameId: string];
-
-interface LadderState {
-  readonly ratings: Map<string, PlayerRating>;
-  readonly ranked: RankedLadder;
-}
 
 /**
  * Ratings, recorded results and histories in three named sub-databases of the coordinator's LMDB
@@ -21,27 +16,28 @@ export class LmdbRatingStore implements RatingStore {
   private readonly ratingsDb: Database<PlayerRating, RatingKey>;
   private readonly resultsDb: Database<{ at: number; players: string[] }, ResultKey>;
   private readonly historyDb: Database<HistoryEntry, HistoryKey>;
-  private readonly ladders = new Map<string, LadderState>();
+  private readonly boards: LadderBoards;
   /** Results applied in memory whose transaction has not committed yet. */
   private readonly pending = new Set<string>();
 
   constructor(
     root: RootDatabase,
     /** The number a ladder's board is ordered by (ratings/index.ts `standing`). */
-    private readonly standing: (ladder: string, rating: PlayerRating) => number,
+    standing: (ladder: string, rating: PlayerRating) => number,
   ) {
+    this.boards = new LadderBoards(standing);
     this.ratingsDb = root.openDB({ name: 'ratings' });
     this.resultsDb = root.openDB({ name: 'rating-results' });
     this.historyDb = root.openDB({ name: 'rating-history' });
-    for (const { key, value } of this.ratingsDb.getRange()) this.remember(key[0], key[1], value);
+    for (const { key, value } of this.ratingsDb.getRange()) this.boards.set(key[0], key[1], value);
   }
 
   get(ladder: string, player: string): PlayerRating | undefined {
-    return this.ladders.get(ladder)?.ratings.get(player);
+    return this.boards.get(ladder, player);
   }
 
   async put(ladder: string, player: string, rating: PlayerRating): Promise<void> {
-    this.remember(ladder, player, rating);
+    this.boards.set(ladder, player, rating);
     await this.ratingsDb.put([ladder, player], rating);
   }
 
@@ -58,7 +54,7 @@ export class LmdbRatingStore implements RatingStore {
     for (const [player, after] of result.ratings) {
       const before = this.get(ladder, player);
       writes.push([player, before ?? after, after]);
-      this.remember(ladder, player, after);
+      this.boards.set(ladder, player, after);
     }
     try {
       await this.ratingsDb.transaction(() => {
@@ -87,22 +83,15 @@ export class LmdbRatingStore implements RatingStore {
   }
 
   leaderboard(ladder: string, offset: number, limit: number): LeaderboardEntry[] {
-    const state = this.ladders.get(ladder);
-    if (!state) return [];
-    return state.ranked.page(offset, limit).map((e, i) => ({
-      player: e.player,
-      rank: offset + i + 1,
-      standing: e.standing,
-      rating: state.ratings.get(e.player)!,
-    }));
+    return this.boards.leaderboard(ladder, offset, limit);
   }
 
   rank(ladder: string, player: string): number | undefined {
-    return this.ladders.get(ladder)?.ranked.rank(player);
+    return this.boards.rank(ladder, player);
   }
 
   size(ladder: string): number {
-    return this.ladders.get(ladder)?.ranked.size ?? 0;
+    return this.boards.size(ladder);
   }
 
   /** Resolves when every write so far is on disk. */
@@ -110,15 +99,6 @@ export class LmdbRatingStore implements RatingStore {
     return this.ratingsDb.flushed;
   }
 
-  private remember(ladder: string, player: string, rating: PlayerRating): void {
-    let state = this.ladders.get(ladder);
-    if (!state) {
-      state = { ratings: new Map(), ranked: new RankedLadder() };
-      this.ladders.set(ladder, state);
-    }
-    state.ratings.set(player, rating);
-    state.ranked.set(player, this.standing(ladder, rating));
-  }
 }
 
 const resultId = (ladder: string, gameId: string) => `${ladder}\u0000${gameId}`;
