@@ -161,7 +161,7 @@ export class CooperativeMatcher {
     this.openGames.leave(game);
     this.attributeIndex.delete(game);
     game.attributes = new Map(attributes);
-    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes), this.subsetKeys.pairsOf(game.attributes));
     this.attributeIndex.add(game);
     this.openGames.place(game, this.indexedSlots(game));
   }
@@ -181,7 +181,11 @@ export class CooperativeMatcher {
   reserve(query: AttributeSet, playerIds: readonly string[], token: string, now: number): { gameId: string } | undefined {
     this.subsetKeys.validate(query, 'query');
     this.validateParty(playerIds, token);
-    const game = this.openGames.best(this.subsetKeys.ofQuery(query), playerIds.length);
+    const position = this.subsetKeys.singlePosition(query);
+    const game =
+      position === undefined
+        ? this.openGames.best(this.subsetKeys.ofQuery(query), playerIds.length)
+        : this.openGames.bestOfOne(position, query.values().next().value as string, playerIds.length);
     if (game === undefined) return undefined;
     this.promise(game, playerIds, token, now);
     return { gameId: game.gameId };
@@ -289,7 +293,7 @@ export class CooperativeMatcher {
   }
 
   private attach(game: GameRecord): void {
-    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes), this.subsetKeys.pairsOf(game.attributes));
     this.totals.count(game, 1);
     this.totals.track(game, true);
     this.attributeIndex.add(game);

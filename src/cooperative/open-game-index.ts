@@ -20,6 +20,13 @@ import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
+  /**
+   * The one-attribute subsets again, by matchable position then value: a selective query (one
+   * attribute) looks up its own value string, whose hash V8 caches in the string, in a map of
+   * one key's values, instead of building a subset key and hashing it in the map of every subset
+   * (165k keys at 100k games; issue 15).
+   */
+  private readonly singles: Map<string, OpenSlotBuckets>[] = [];
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
@@ -42,13 +49,19 @@ export class OpenGameIndex {
    * SubsetKeys.ofEverySubset), not yet in any bucket. The game holds its subsets' buckets
    * directly, so later moves need no hash look-up and games sharing a subset share one key string.
    */
-  enter(game: GameRecord, subsetKeys: readonly string[]): void {
+  enter(game: GameRecord, subsetKeys: readonly string[], pairs: readonly (readonly [number, string])[]): void {
     // map() allocates the array at its final length (push would leave room for 17).
-    const subsets = subsetKeys.map((subsetKey) => {
+    const subsets = subsetKeys.map((subsetKey, mask) => {
       let subset = this.subsets.get(subsetKey);
       if (subset === undefined) {
         subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
         this.subsets.set(subsetKey, subset);
+        if (mask !== 0 && (mask & (mask - 1)) === 0) {
+          const [position, value] = pairs[31 - Math.clz32(mask)] as readonly [number, string];
+          subset.single = position;
+          (this.singles[position] ??= new Map()).set(value, subset);
+          subset.singleValue = value;
+        }
       } else if (subset.members === 0) {
         this.unusedSubsets--;
       }
@@ -72,7 +85,11 @@ export class OpenGameIndex {
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
     // same key (one game toggling a quest) makes every look-up of it walk a growing chain.
     if (this.unusedSubsets > 64 && this.unusedSubsets * 2 > this.subsets.size) {
-      for (const [subsetKey, subset] of this.subsets) if (subset.members === 0) this.subsets.delete(subsetKey);
+      for (const [subsetKey, subset] of this.subsets) {
+        if (subset.members !== 0) continue;
+        this.subsets.delete(subsetKey);
+        if (subset.single >= 0) this.singles[subset.single]?.delete(subset.singleValue);
+      }
       this.unusedSubsets = 0;
     }
   }
@@ -105,7 +122,15 @@ export class OpenGameIndex {
 
   /** The best open game under a query's subset key with room for a party of `partySize`. */
   best(subsetKey: string, partySize: number): GameRecord | undefined {
-    const buckets = this.subsets.get(subsetKey);
+    return this.bestIn(this.subsets.get(subsetKey), partySize);
+  }
+
+  /** best() for a query of one attribute, the one at `position` of matchableKeys. */
+  bestOfOne(position: number, value: string, partySize: number): GameRecord | undefined {
+    return this.bestIn(this.singles[position]?.get(value), partySize);
+  }
+
+  private bestIn(buckets: OpenSlotBuckets | undefined, partySize: number): GameRecord | undefined {
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
@@ -152,6 +177,9 @@ class OpenSlotBuckets {
   readonly bySlots: (IndexedHeap<BucketItem> | undefined)[];
   /** Games that have this subset, in a bucket or not (closed, full). */
   members = 0;
+  /** For a one-attribute subset, its matchable position and value (see OpenGameIndex.singles); else -1. */
+  single = -1;
+  singleValue = '';
 
   constructor(
     readonly subsetKey: string,
