@@ -111,6 +111,7 @@ export class CooperativeMatcher {
       known.players.add(playerId);
       this.consumeSeat(known, playerId);
     }
+    known.playerCount = known.players.size;
     this.attach(known);
   }
 
@@ -140,6 +141,7 @@ export class CooperativeMatcher {
     const game = this.require(gameId);
     this.beforeChange(game);
     game.players.add(playerId);
+    game.playerCount = game.players.size;
     this.consumeSeat(game, playerId);
     this.afterChange(game);
   }
@@ -150,6 +152,7 @@ export class CooperativeMatcher {
     const game = this.require(gameId);
     this.beforeChange(game);
     game.players.delete(playerId);
+    game.playerCount = game.players.size;
     this.consumeSeat(game, playerId);
     this.afterChange(game);
   }

@@ -18,6 +18,13 @@ export class GameRecord {
   present: number[] = [];
   bucketItems: BucketItem[] = [];
   indexedSlots = 0;
+  /**
+   * players.size and seats.size, kept as numbers on the record: reserve and release read them for
+   * the totals and the open slots, and at 100k games the Set was one more cache miss (issue 15).
+   * The matcher sets playerCount after every change to `players`.
+   */
+  playerCount = 0;
+  seatCount = 0;
   /** Positions in the start-time orders used for min/max duration stats. */
   readonly newestFirst: StartEntry = { game: this, heapIndex: -1 };
   readonly oldestFirst: StartEntry = { game: this, heapIndex: -1 };
@@ -28,7 +35,9 @@ export class GameRecord {
     public startedAt: number,
     public open: boolean,
     readonly players: Set<string>,
-  ) {}
+  ) {
+    this.playerCount = players.size;
+  }
 
   /** Promised seats, by the player they are promised to. */
   get seats(): ReadonlyMap<string, Reservation> {
@@ -36,16 +45,22 @@ export class GameRecord {
   }
 
   promiseSeat(playerId: string, reservation: Reservation): void {
-    (this.seatMap ??= new Map()).set(playerId, reservation);
+    const seats = (this.seatMap ??= new Map());
+    seats.set(playerId, reservation);
+    this.seatCount = seats.size;
   }
 
   freeSeat(playerId: string): void {
-    this.seatMap?.delete(playerId);
-    if (this.seatMap?.size === 0) this.seatMap = undefined;
+    const seats = this.seatMap;
+    if (seats === undefined) return;
+    seats.delete(playerId);
+    this.seatCount = seats.size;
+    if (seats.size === 0) this.seatMap = undefined;
   }
 
   freeAllSeats(): void {
     this.seatMap = undefined;
+    this.seatCount = 0;
   }
 }
 
@@ -76,7 +91,7 @@ export interface StartEntry extends HeapItem {
 
 /** maxPlayers − players − promised seats, never below 0 (a server may over-fill a game). */
 export function openSlotsOf(game: GameRecord, maxPlayers: number): number {
-  return Math.max(0, maxPlayers - game.players.size - game.seats.size);
+  return Math.max(0, maxPlayers - game.playerCount - game.seatCount);
 }
 
 /**
