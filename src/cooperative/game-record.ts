@@ -16,7 +16,9 @@ export class GameRecord {
    */
   subsets: object[] = [];
   present: number[] = [];
-  bucketItems: BucketItem[] = [];
+  /** Place ids in BucketPlaces, and the game's index there while it is in the open-game index. */
+  places: number[] = [];
+  denseIndex = -1;
   indexedSlots = 0;
   /**
    * players.size and seats.size, kept as numbers on the record: reserve and release read them for
@@ -73,16 +75,6 @@ export interface Reservation extends HeapItem {
   /** Players who have not joined yet; the reservation ends when this is empty. */
   readonly pendingPlayers: Set<string>;
   readonly expiresAt: number;
-}
-
-/** One physical place of a game in the heap of one open-slot bucket of one attribute subset. */
-export interface BucketItem extends HeapItem {
-  readonly game: GameRecord;
-  /** Position of the subset in the game's `subsets`. */
-  readonly subset: number;
-  readonly slots: number;
-  /** Position in the game's `bucketItems`, so dropping it needs no search. */
-  listIndex: number;
 }
 
 export interface StartEntry extends HeapItem {

@@ -1,5 +1,5 @@
-import { IndexedHeap } from '../collections/indexed-heap.js';
-import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.js';
+import { BucketPlaces } from './bucket-places.js';
+import { newerGameFirst, type GameRecord } from './game-record.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
@@ -16,7 +16,8 @@ import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.
  * ones (the empty subset holds every game) missed the cache at every level at 100k games (issue
  * 15: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
  * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
- * they stay bounded by open games.
+ * they stay bounded by open games. Places are integers in BucketPlaces' typed arrays, and
+ * games have a dense index there while they are entered (issue 15).
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
@@ -31,6 +32,7 @@ export class OpenGameIndex {
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
   private readonly lazy: boolean;
+  private readonly places = new BucketPlaces();
 
   constructor(
     private readonly maxPlayers: number,
@@ -68,6 +70,7 @@ export class OpenGameIndex {
       subset.members++;
       return subset;
     });
+    this.places.enter(game);
     game.subsets = subsets;
     game.present = new Array<number>(subsets.length).fill(0);
     game.indexedSlots = 0;
@@ -81,6 +84,7 @@ export class OpenGameIndex {
     }
     game.subsets = [];
     game.present = [];
+    this.places.leave(game);
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
     // same key (one game toggling a quest) makes every look-up of it walk a growing chain.
@@ -101,21 +105,26 @@ export class OpenGameIndex {
    */
   place(game: GameRecord, slots: number): void {
     if (game.indexedSlots === slots) return;
+    const places = this.places;
     game.indexedSlots = slots;
+    places.slotsOf[game.denseIndex] = slots;
     if (slots === 0 || !this.lazy) {
-      for (const item of game.bucketItems) (game.subsets[item.subset] as OpenSlotBuckets).unheap(item);
-      game.bucketItems.length = 0;
+      for (const place of game.places) {
+        places.remove(this.heapOf(game, place), place);
+        places.free(place);
+      }
+      game.places.length = 0;
       game.present.fill(0);
       if (slots === 0) return;
-    } else if (game.bucketItems.length >= MAX_PLACES * game.subsets.length) {
+    } else if (game.places.length >= MAX_PLACES * game.subsets.length) {
       this.dropStale(game);
     }
     const { present, subsets } = game;
     const bit = this.lazy ? 1 << slots : 0;
     for (let s = 0; s < subsets.length; s++) {
       if (((present[s] as number) & bit) !== 0) continue;
-      const item = (subsets[s] as OpenSlotBuckets).add(game, s, slots, game.bucketItems.length);
-      game.bucketItems.push(item);
+      const place = places.newPlace(game, s, slots);
+      places.push((subsets[s] as OpenSlotBuckets).heap(slots), place);
       present[s] = (present[s] as number) | bit;
     }
   }
@@ -134,13 +143,13 @@ export class OpenGameIndex {
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = buckets.top(slots);
-        if (top !== undefined) return top.game;
+        const top = this.top(buckets, slots);
+        if (top !== undefined) return top;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = buckets.top(slots);
-        if (top !== undefined) return top.game;
+        const top = this.top(buckets, slots);
+        if (top !== undefined) return top;
       }
     }
     return undefined;
@@ -149,32 +158,59 @@ export class OpenGameIndex {
   /** Plain contents for invariant checks: subset key -> open slots -> game ids, best first. */
   contents(): Map<string, Map<number, string[]>> {
     const result = new Map<string, Map<number, string[]>>();
+    const places = this.places;
     for (const [subsetKey, buckets] of this.subsets) {
       const bySlots = new Map<number, string[]>();
       buckets.bySlots.forEach((heap, slots) => {
-        if (heap === undefined || heap.size === 0) return;
-        if (!heap.isValid()) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
-        const live = [...heap].filter((item) => item.game.indexedSlots === slots);
+        if (heap === undefined || heap.length === 0) return;
+        if (!places.isValidHeap(heap)) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
+        const live = heap.map((place) => places.games[places.game[place] as number] as GameRecord).filter((game) => game.indexedSlots === slots);
         if (live.length === 0) return;
-        const ids = live.sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((item) => item.game.gameId);
-        bySlots.set(slots, ids);
+        bySlots.set(slots, live.sort((a, b) => (newerGameFirst(a, b) ? -1 : 1)).map((game) => game.gameId));
       });
       if (bySlots.size > 0) result.set(subsetKey, bySlots);
     }
     return result;
   }
 
-  private dropStale(game: GameRecord): void {
-    for (const item of [...game.bucketItems]) {
-      if (item.slots !== game.indexedSlots) (game.subsets[item.subset] as OpenSlotBuckets).remove(item);
+  /** The best game that belongs in a bucket now, dropping stale places above it. */
+  private top(buckets: OpenSlotBuckets, slots: number): GameRecord | undefined {
+    const heap = buckets.bySlots[slots];
+    if (heap === undefined) return undefined;
+    const places = this.places;
+    while (heap.length !== 0) {
+      const place = heap[0] as number;
+      const index = places.game[place] as number;
+      if (places.slotsOf[index] === slots) return places.games[index];
+      this.dropPlace(places.games[index] as GameRecord, place);
     }
+    return undefined;
+  }
+
+  private dropStale(game: GameRecord): void {
+    const places = this.places;
+    for (const place of [...game.places]) if (places.slots[place] !== game.indexedSlots) this.dropPlace(game, place);
+  }
+
+  /** Takes a place out of its heap and off its game's lists. */
+  private dropPlace(game: GameRecord, place: number): void {
+    const places = this.places;
+    places.remove(this.heapOf(game, place), place);
+    places.dropPlace(game, place);
+    const subset = places.subset[place] as number;
+    game.present[subset] = (game.present[subset] as number) & ~(1 << (places.slots[place] as number));
+  }
+
+  private heapOf(game: GameRecord, place: number): number[] {
+    const places = this.places;
+    return (game.subsets[places.subset[place] as number] as OpenSlotBuckets).bySlots[places.slots[place] as number] as number[];
   }
 }
 
-/** The open games of one attribute subset, one newest-first heap per number of open slots. */
+/** The open games of one attribute subset: one newest-first heap of places per number of open slots. */
 class OpenSlotBuckets {
   /** Index = open slots (1..maxPlayers); created on first use. May hold stale places (see place). */
-  readonly bySlots: (IndexedHeap<BucketItem> | undefined)[];
+  readonly bySlots: (number[] | undefined)[];
   /** Games that have this subset, in a bucket or not (closed, full). */
   members = 0;
   /** For a one-attribute subset, its matchable position and value (see OpenGameIndex.singles); else -1. */
@@ -185,54 +221,17 @@ class OpenSlotBuckets {
     readonly subsetKey: string,
     maxPlayers: number,
   ) {
-    this.bySlots = new Array<IndexedHeap<BucketItem> | undefined>(maxPlayers + 1);
+    this.bySlots = new Array<number[] | undefined>(maxPlayers + 1);
   }
 
-  add(game: GameRecord, subset: number, slots: number, listIndex: number): BucketItem {
+  heap(slots: number): number[] {
     let heap = this.bySlots[slots];
     if (heap === undefined) {
-      heap = new IndexedHeap<BucketItem>(newerItemFirst);
+      heap = [];
       this.bySlots[slots] = heap;
     }
-    const item: BucketItem = { game, subset, slots, heapIndex: -1, listIndex };
-    heap.push(item);
-    return item;
+    return heap;
   }
-
-  /** The best game that belongs in this bucket now, dropping stale places above it. */
-  top(slots: number): BucketItem | undefined {
-    const heap = this.bySlots[slots];
-    if (heap === undefined) return undefined;
-    for (let item = heap.peek(); item !== undefined; item = heap.peek()) {
-      if (item.game.indexedSlots === slots) return item;
-      this.remove(item);
-    }
-    return undefined;
-  }
-
-  /** Takes a place out of its heap only (the caller resets the game's lists). */
-  unheap(item: BucketItem): void {
-    const heap = this.bySlots[item.slots];
-    if (heap === undefined) throw new Error(`open-game bucket ${item.slots} is missing`);
-    heap.remove(item);
-  }
-
-  /** Takes a place out of its heap and off its game's lists. */
-  remove(item: BucketItem): void {
-    this.unheap(item);
-    const { game } = item;
-    const items = game.bucketItems;
-    const last = items.pop() as BucketItem;
-    if (last !== item) {
-      items[item.listIndex] = last;
-      last.listIndex = item.listIndex;
-    }
-    game.present[item.subset] = (game.present[item.subset] as number) & ~(1 << item.slots);
-  }
-}
-
-function newerItemFirst(a: BucketItem, b: BucketItem): boolean {
-  return newerGameFirst(a.game, b.game);
 }
 
 /** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
