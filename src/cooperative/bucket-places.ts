@@ -1,29 +1,40 @@
 import type { GameRecord } from './game-record.js';
 
 /**
- * Every place of every game in the open-slot buckets, as a struct of typed arrays by place id,
- * and the games by a dense index with their bucket (open slots) in a typed array. The buckets'
- * heaps hold place ids (small integers in packed arrays), so ordering a heap and checking whether
- * its top is stale read these arrays only, never a game or an item object. At 100k open games
- * the old heaps of item objects (item → game → fields) were a chain of dependent cache misses
- * per query and ~2M objects for the GC to mark (issue 15, perf/PROFILE.md).
+ * Every place of every game in the open-slot buckets, as 32-byte records in one buffer by place
+ * id, and the games by a dense index with their bucket (open slots) in a typed array. The
+ * buckets' heaps hold place ids (small integers in packed arrays), so ordering a heap and
+ * checking whether its top is stale read these arrays only, never a game or an item object, and
+ * one place is one cache line, not one per field. At 100k open games the old heaps of item
+ * objects (item → game → fields) were a chain of dependent cache misses per query and ~2M
+ * objects for the GC to mark (issue 15, perf/PROFILE.md).
+ *
+ * Record of place p: f64[4p] start time of its game (the heap key); i32[8p + 2..] dense index of
+ * its game, heap position, position of its subset in the game's `subsets`, bucket (open slots),
+ * position in the game's `places`.
  */
 export class BucketPlaces {
   /** Dense game index -> game; a freed index holds undefined until reused. */
   readonly games: (GameRecord | undefined)[] = [];
   /** Dense game index -> the bucket the game belongs in now (0: closed or full). */
   slotsOf = new Int32Array(INITIAL);
-  /** Place id -> dense index of its game, its start time (the heap key), heap position, etc. */
-  game = new Int32Array(INITIAL);
-  start = new Float64Array(INITIAL);
-  position = new Int32Array(INITIAL);
-  /** Position of the subset in its game's `subsets`, the bucket, and the place's position in the game's `places`. */
-  subset = new Int32Array(INITIAL);
-  slots = new Int32Array(INITIAL);
-  listIndex = new Int32Array(INITIAL);
+  private f64 = new Float64Array(INITIAL * 4);
+  private i32 = new Int32Array(this.f64.buffer);
   private readonly freeGames: number[] = [];
   private readonly freePlaces: number[] = [];
   private placeCount = 0;
+
+  gameOf(place: number): number {
+    return this.i32[8 * place + GAME] as number;
+  }
+
+  subsetOf(place: number): number {
+    return this.i32[8 * place + SUBSET] as number;
+  }
+
+  slotsOfPlace(place: number): number {
+    return this.i32[8 * place + SLOTS] as number;
+  }
 
   /** Gives the game a dense index (it had none). */
   enter(game: GameRecord): void {
@@ -51,14 +62,15 @@ export class BucketPlaces {
     let place = this.freePlaces.pop();
     if (place === undefined) {
       place = this.placeCount++;
-      if (place === this.game.length) this.grow();
+      if (8 * place === this.i32.length) this.grow();
     }
-    this.game[place] = game.denseIndex;
-    this.start[place] = game.startedAt;
-    this.subset[place] = subset;
-    this.slots[place] = slots;
-    this.position[place] = -1;
-    this.listIndex[place] = game.places.length;
+    const i32 = this.i32;
+    this.f64[4 * place] = game.startedAt;
+    i32[8 * place + GAME] = game.denseIndex;
+    i32[8 * place + POSITION] = -1;
+    i32[8 * place + SUBSET] = subset;
+    i32[8 * place + SLOTS] = slots;
+    i32[8 * place + LIST] = game.places.length;
     game.places.push(place);
     return place;
   }
@@ -68,9 +80,9 @@ export class BucketPlaces {
     const places = game.places;
     const last = places.pop() as number;
     if (last !== place) {
-      const at = this.listIndex[place] as number;
+      const at = this.i32[8 * place + LIST] as number;
       places[at] = last;
-      this.listIndex[last] = at;
+      this.i32[8 * last + LIST] = at;
     }
     this.freePlaces.push(place);
   }
@@ -82,11 +94,10 @@ export class BucketPlaces {
 
   /** True when place a must come out of its heap before b: newer game first, then smaller game id. */
   before(a: number, b: number): boolean {
-    const start = this.start;
-    const sa = start[a] as number;
-    const sb = start[b] as number;
+    const sa = this.f64[4 * a] as number;
+    const sb = this.f64[4 * b] as number;
     if (sa !== sb) return sa > sb;
-    return (this.games[this.game[a] as number] as GameRecord).gameId < (this.games[this.game[b] as number] as GameRecord).gameId;
+    return (this.games[this.gameOf(a)] as GameRecord).gameId < (this.games[this.gameOf(b)] as GameRecord).gameId;
   }
 
   push(heap: number[], place: number): void {
@@ -95,19 +106,19 @@ export class BucketPlaces {
   }
 
   remove(heap: number[], place: number): void {
-    const at = this.position[place] as number;
+    const at = this.i32[8 * place + POSITION] as number;
     if (heap[at] !== place) throw new Error('bucket place is not in this heap');
     const last = heap.pop() as number;
-    this.position[place] = -1;
+    this.i32[8 * place + POSITION] = -1;
     if (last === place) return;
     heap[at] = last;
     this.siftUp(heap, at, last);
-    this.siftDown(heap, this.position[last] as number, last);
+    this.siftDown(heap, this.i32[8 * last + POSITION] as number, last);
   }
 
   /** True when every place's heap position and the heap order agree (tests). */
   isValidHeap(heap: readonly number[]): boolean {
-    return heap.every((place, i) => this.position[place] === i && (i === 0 || !this.before(place, heap[(i - 1) >> 1] as number)));
+    return heap.every((place, i) => this.i32[8 * place + POSITION] === i && (i === 0 || !this.before(place, heap[(i - 1) >> 1] as number)));
   }
 
   private siftUp(heap: number[], from: number, place: number): void {
@@ -117,11 +128,11 @@ export class BucketPlaces {
       const parent = heap[parentAt] as number;
       if (!this.before(place, parent)) break;
       heap[at] = parent;
-      this.position[parent] = at;
+      this.i32[8 * parent + POSITION] = at;
       at = parentAt;
     }
     heap[at] = place;
-    this.position[place] = at;
+    this.i32[8 * place + POSITION] = at;
   }
 
   private siftDown(heap: number[], from: number, place: number): void {
@@ -135,24 +146,25 @@ export class BucketPlaces {
       const childPlace = heap[child] as number;
       if (!this.before(childPlace, place)) break;
       heap[at] = childPlace;
-      this.position[childPlace] = at;
+      this.i32[8 * childPlace + POSITION] = at;
       at = child;
     }
     heap[at] = place;
-    this.position[place] = at;
+    this.i32[8 * place + POSITION] = at;
   }
 
   private grow(): void {
-    this.game = grown(this.game);
-    this.start = grown(this.start);
-    this.position = grown(this.position);
-    this.subset = grown(this.subset);
-    this.slots = grown(this.slots);
-    this.listIndex = grown(this.listIndex);
+    this.f64 = grown(this.f64);
+    this.i32 = new Int32Array(this.f64.buffer);
   }
 }
 
 const INITIAL = 1024;
+const GAME = 2;
+const POSITION = 3;
+const SUBSET = 4;
+const SLOTS = 5;
+const LIST = 6;
 
 function grown<T extends Int32Array | Float64Array>(array: T): T {
   const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);

@@ -164,7 +164,7 @@ export class OpenGameIndex {
       buckets.bySlots.forEach((heap, slots) => {
         if (heap === undefined || heap.length === 0) return;
         if (!places.isValidHeap(heap)) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
-        const live = heap.map((place) => places.games[places.game[place] as number] as GameRecord).filter((game) => game.indexedSlots === slots);
+        const live = heap.map((place) => places.games[places.gameOf(place)] as GameRecord).filter((game) => game.indexedSlots === slots);
         if (live.length === 0) return;
         bySlots.set(slots, live.sort((a, b) => (newerGameFirst(a, b) ? -1 : 1)).map((game) => game.gameId));
       });
@@ -180,30 +180,32 @@ export class OpenGameIndex {
     const places = this.places;
     while (heap.length !== 0) {
       const place = heap[0] as number;
-      const index = places.game[place] as number;
+      const index = places.gameOf(place);
       if (places.slotsOf[index] === slots) return places.games[index];
-      this.dropPlace(places.games[index] as GameRecord, place);
+      this.dropPlace(places.games[index] as GameRecord, place, heap);
     }
     return undefined;
   }
 
   private dropStale(game: GameRecord): void {
     const places = this.places;
-    for (const place of [...game.places]) if (places.slots[place] !== game.indexedSlots) this.dropPlace(game, place);
+    for (const place of [...game.places]) {
+      if (places.slotsOfPlace(place) !== game.indexedSlots) this.dropPlace(game, place, this.heapOf(game, place));
+    }
   }
 
   /** Takes a place out of its heap and off its game's lists. */
-  private dropPlace(game: GameRecord, place: number): void {
+  private dropPlace(game: GameRecord, place: number, heap: number[]): void {
     const places = this.places;
-    places.remove(this.heapOf(game, place), place);
+    places.remove(heap, place);
     places.dropPlace(game, place);
-    const subset = places.subset[place] as number;
-    game.present[subset] = (game.present[subset] as number) & ~(1 << (places.slots[place] as number));
+    const subset = places.subsetOf(place);
+    game.present[subset] = (game.present[subset] as number) & ~(1 << places.slotsOfPlace(place));
   }
 
   private heapOf(game: GameRecord, place: number): number[] {
     const places = this.places;
-    return (game.subsets[places.subset[place] as number] as OpenSlotBuckets).bySlots[places.slots[place] as number] as number[];
+    return (game.subsets[places.subsetOf(place)] as OpenSlotBuckets).bySlots[places.slotsOfPlace(place)] as number[];
   }
 }
 
