@@ -20,9 +20,28 @@ export class BucketPlaces {
   slotsOf = new Int32Array(INITIAL);
   private f64 = new Float64Array(INITIAL * 4);
   private i32 = new Int32Array(this.f64.buffer);
+  /**
+   * Dense game index × subset position -> bitmask of the open-slot buckets where the game has a
+   * place under that subset (see OpenGameIndex.place); `subsetsPerGame` entries per game.
+   */
+  present: Int32Array;
   private readonly freeGames: number[] = [];
   private readonly freePlaces: number[] = [];
   private placeCount = 0;
+
+  constructor(private readonly subsetsPerGame: number) {
+    this.present = new Int32Array(INITIAL * subsetsPerGame);
+  }
+
+  /** Where the game's bitmasks start in `present`. */
+  presentBase(game: GameRecord): number {
+    return game.denseIndex * this.subsetsPerGame;
+  }
+
+  clearPresent(game: GameRecord): void {
+    const base = this.presentBase(game);
+    this.present.fill(0, base, base + this.subsetsPerGame);
+  }
 
   gameOf(place: number): number {
     return this.i32[8 * place + GAME] as number;
@@ -42,12 +61,16 @@ export class BucketPlaces {
     if (index === undefined) {
       index = this.games.length;
       this.games.push(game);
-      if (index === this.slotsOf.length) this.slotsOf = grown(this.slotsOf);
+      if (index === this.slotsOf.length) {
+        this.slotsOf = grown(this.slotsOf);
+        this.present = grown(this.present);
+      }
     } else {
       this.games[index] = game;
     }
     game.denseIndex = index;
     this.slotsOf[index] = 0;
+    this.clearPresent(game);
   }
 
   /** Frees the game's dense index; it holds no places any more. */

@@ -35,7 +35,7 @@ export class CooperativeMatcher {
   constructor(config: CooperativeConfig) {
     this.config = normalizeCooperativeConfig(config);
     this.subsetKeys = new SubsetKeys(this.config.matchableKeys);
-    this.openGames = new OpenGameIndex(this.config.maxPlayers, this.config.order);
+    this.openGames = new OpenGameIndex(this.config.maxPlayers, this.config.order, 1 << this.config.matchableKeys.length);
     this.totals = new GameTotals(this.config.maxPlayers);
   }
 

@@ -10,12 +10,11 @@ export class GameRecord {
   private seatMap: Map<string, Reservation> | undefined;
   /**
    * The open-game index's view of the game (see OpenGameIndex): the buckets of every subset of
-   * its matchable attributes, a bitmask per subset of the open-slot buckets it physically sits in,
-   * those places, and the bucket it belongs in now (0: closed or full). Kept on the game, in two
-   * small arrays, so a move that finds its places already there reads one object, not 2^a.
+   * its matchable attributes, its places in them, and the bucket it belongs in now (0: closed or
+   * full). Which buckets it sits in, per subset, is a bitmask in BucketPlaces by `denseIndex`, so
+   * a move that finds its places already there reads typed arrays, not 2^a objects.
    */
   subsets: object[] = [];
-  present: number[] = [];
   /** Place ids in BucketPlaces, and the game's index there while it is in the open-game index. */
   places: number[] = [];
   denseIndex = -1;

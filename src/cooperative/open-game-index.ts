@@ -27,18 +27,22 @@ export class OpenGameIndex {
    * one key's values, instead of building a subset key and hashing it in the map of every subset
    * (165k keys at 100k games; issue 15).
    */
-  private readonly singles: Map<string, OpenSlotBuckets>[] = [];
+  private readonly singles: Map<string, Heaps>[] = [];
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
   private readonly lazy: boolean;
-  private readonly places = new BucketPlaces();
 
+  private readonly places: BucketPlaces;
+
+  /** `subsetsPerGame`: 2^(number of matchable keys), the most subsets a game can have. */
   constructor(
     private readonly maxPlayers: number,
     private readonly order: 'fill' | 'spread',
+    subsetsPerGame: number,
   ) {
     this.lazy = maxPlayers < PRESENT_BITS;
+    this.places = new BucketPlaces(subsetsPerGame);
   }
 
   /** Number of distinct attribute subsets among the factory's games. */
@@ -61,7 +65,7 @@ export class OpenGameIndex {
         if (mask !== 0 && (mask & (mask - 1)) === 0) {
           const [position, value] = pairs[31 - Math.clz32(mask)] as readonly [number, string];
           subset.single = position;
-          (this.singles[position] ??= new Map()).set(value, subset);
+          (this.singles[position] ??= new Map()).set(value, subset.bySlots);
           subset.singleValue = value;
         }
       } else if (subset.members === 0) {
@@ -72,7 +76,6 @@ export class OpenGameIndex {
     });
     this.places.enter(game);
     game.subsets = subsets;
-    game.present = new Array<number>(subsets.length).fill(0);
     game.indexedSlots = 0;
   }
 
@@ -83,7 +86,6 @@ export class OpenGameIndex {
       if (--(subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
     game.subsets = [];
-    game.present = [];
     this.places.leave(game);
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
@@ -114,24 +116,26 @@ export class OpenGameIndex {
         places.free(place);
       }
       game.places.length = 0;
-      game.present.fill(0);
+      places.clearPresent(game);
       if (slots === 0) return;
     } else if (game.places.length >= MAX_PLACES * game.subsets.length) {
       this.dropStale(game);
     }
-    const { present, subsets } = game;
+    const { subsets } = game;
+    const { present } = places;
+    const base = places.presentBase(game);
     const bit = this.lazy ? 1 << slots : 0;
     for (let s = 0; s < subsets.length; s++) {
-      if (((present[s] as number) & bit) !== 0) continue;
+      if (((present[base + s] as number) & bit) !== 0) continue;
       const place = places.newPlace(game, s, slots);
       places.push((subsets[s] as OpenSlotBuckets).heap(slots), place);
-      present[s] = (present[s] as number) | bit;
+      present[base + s] = (present[base + s] as number) | bit;
     }
   }
 
   /** The best open game under a query's subset key with room for a party of `partySize`. */
   best(subsetKey: string, partySize: number): GameRecord | undefined {
-    return this.bestIn(this.subsets.get(subsetKey), partySize);
+    return this.bestIn(this.subsets.get(subsetKey)?.bySlots, partySize);
   }
 
   /** best() for a query of one attribute, the one at `position` of matchableKeys. */
@@ -139,7 +143,7 @@ export class OpenGameIndex {
     return this.bestIn(this.singles[position]?.get(value), partySize);
   }
 
-  private bestIn(buckets: OpenSlotBuckets | undefined, partySize: number): GameRecord | undefined {
+  private bestIn(buckets: Heaps | undefined, partySize: number): GameRecord | undefined {
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
@@ -174,8 +178,8 @@ export class OpenGameIndex {
   }
 
   /** The best game that belongs in a bucket now, dropping stale places above it. */
-  private top(buckets: OpenSlotBuckets, slots: number): GameRecord | undefined {
-    const heap = buckets.bySlots[slots];
+  private top(buckets: Heaps, slots: number): GameRecord | undefined {
+    const heap = buckets[slots];
     if (heap === undefined) return undefined;
     const places = this.places;
     while (heap.length !== 0) {
@@ -199,8 +203,8 @@ export class OpenGameIndex {
     const places = this.places;
     places.remove(heap, place);
     places.dropPlace(game, place);
-    const subset = places.subsetOf(place);
-    game.present[subset] = (game.present[subset] as number) & ~(1 << places.slotsOfPlace(place));
+    const at = places.presentBase(game) + places.subsetOf(place);
+    places.present[at] = (places.present[at] as number) & ~(1 << places.slotsOfPlace(place));
   }
 
   private heapOf(game: GameRecord, place: number): number[] {
@@ -235,6 +239,9 @@ class OpenSlotBuckets {
     return heap;
   }
 }
+
+/** A subset's heaps of places by open slots (OpenSlotBuckets.bySlots). */
+type Heaps = readonly (number[] | undefined)[];
 
 /** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
 const MAX_PLACES = 3;
