@@ -182,6 +182,7 @@ export class OpenGameIndex {
     const heap = buckets[slots];
     if (heap === undefined) return undefined;
     const places = this.places;
+    if (heap.length <= SCAN_LIMIT) return this.scan(heap, slots);
     while (heap.length !== 0) {
       const place = heap[0] as number;
       const index = places.gameOf(place);
@@ -189,6 +190,25 @@ export class OpenGameIndex {
       this.dropPlace(places.games[index] as GameRecord, place, heap);
     }
     return undefined;
+  }
+
+  /**
+   * top() of a small heap without dropping its stale places: the best live place by the heap's
+   * own order, so the same game as dropping stale tops until a live one surfaces. A reserve and
+   * its release then leave the bucket as it was: the reserved game's place in the next bucket
+   * down stays for its next reserve instead of being dropped by every query and pushed back by
+   * every reserve (issue 15). Stale places stay bounded by MAX_PLACES per subset per game.
+   */
+  private scan(heap: readonly number[], slots: number): GameRecord | undefined {
+    const places = this.places;
+    let best = -1;
+    for (let i = 0; i < heap.length; i++) {
+      const place = heap[i] as number;
+      if (places.slotsOf[places.gameOf(place)] !== slots) continue;
+      if (i === 0) return places.games[places.gameOf(place)];
+      if (best < 0 || places.before(place, best)) best = place;
+    }
+    return best < 0 ? undefined : places.games[places.gameOf(best)];
   }
 
   private dropStale(game: GameRecord): void {
@@ -243,6 +263,8 @@ class OpenSlotBuckets {
 /** A subset's heaps of places by open slots (OpenSlotBuckets.bySlots). */
 type Heaps = readonly (number[] | undefined)[];
 
+/** Heaps up to this size are scanned by top() rather than cleaned of stale places. */
+const SCAN_LIMIT = 8;
 /** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
 const MAX_PLACES = 3;
 /** Open-slot counts the per-subset bitmask can hold; bigger games move eagerly. */
