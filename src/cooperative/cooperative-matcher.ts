@@ -35,7 +35,7 @@ export class CooperativeMatcher {
   constructor(config: CooperativeConfig) {
     this.config = normalizeCooperativeConfig(config);
     this.subsetKeys = new SubsetKeys(this.config.matchableKeys);
-    this.openGames = new OpenGameIndex(this.config.maxPlayers, this.config.order);
+    this.openGames = new OpenGameIndex(this.config.maxPlayers, this.config.order, 1 << this.config.matchableKeys.length);
     this.totals = new GameTotals(this.config.maxPlayers);
   }
 
@@ -111,6 +111,7 @@ export class CooperativeMatcher {
       known.players.add(playerId);
       this.consumeSeat(known, playerId);
     }
+    known.playerCount = known.players.size;
     this.attach(known);
   }
 
@@ -140,6 +141,7 @@ export class CooperativeMatcher {
     const game = this.require(gameId);
     this.beforeChange(game);
     game.players.add(playerId);
+    game.playerCount = game.players.size;
     this.consumeSeat(game, playerId);
     this.afterChange(game);
   }
@@ -150,6 +152,7 @@ export class CooperativeMatcher {
     const game = this.require(gameId);
     this.beforeChange(game);
     game.players.delete(playerId);
+    game.playerCount = game.players.size;
     this.consumeSeat(game, playerId);
     this.afterChange(game);
   }
@@ -161,7 +164,7 @@ export class CooperativeMatcher {
     this.openGames.leave(game);
     this.attributeIndex.delete(game);
     game.attributes = new Map(attributes);
-    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes), this.subsetKeys.pairsOf(game.attributes));
     this.attributeIndex.add(game);
     this.openGames.place(game, this.indexedSlots(game));
   }
@@ -181,7 +184,11 @@ export class CooperativeMatcher {
   reserve(query: AttributeSet, playerIds: readonly string[], token: string, now: number): { gameId: string } | undefined {
     this.subsetKeys.validate(query, 'query');
     this.validateParty(playerIds, token);
-    const game = this.openGames.best(this.subsetKeys.ofQuery(query), playerIds.length);
+    const position = this.subsetKeys.singlePosition(query);
+    const game =
+      position === undefined
+        ? this.openGames.best(this.subsetKeys.ofQuery(query), playerIds.length)
+        : this.openGames.bestOfOne(position, query.values().next().value as string, playerIds.length);
     if (game === undefined) return undefined;
     this.promise(game, playerIds, token, now);
     return { gameId: game.gameId };
@@ -289,7 +296,7 @@ export class CooperativeMatcher {
   }
 
   private attach(game: GameRecord): void {
-    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes));
+    this.openGames.enter(game, this.subsetKeys.ofEverySubset(game.attributes), this.subsetKeys.pairsOf(game.attributes));
     this.totals.count(game, 1);
     this.totals.track(game, true);
     this.attributeIndex.add(game);

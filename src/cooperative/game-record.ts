@@ -10,14 +10,22 @@ export class GameRecord {
   private seatMap: Map<string, Reservation> | undefined;
   /**
    * The open-game index's view of the game (see OpenGameIndex): the buckets of every subset of
-   * its matchable attributes, a bitmask per subset of the open-slot buckets it physically sits in,
-   * those places, and the bucket it belongs in now (0: closed or full). Kept on the game, in two
-   * small arrays, so a move that finds its places already there reads one object, not 2^a.
+   * its matchable attributes, its places in them, and the bucket it belongs in now (0: closed or
+   * full). Which buckets it sits in, per subset, is a bitmask in BucketPlaces by `denseIndex`, so
+   * a move that finds its places already there reads typed arrays, not 2^a objects.
    */
   subsets: object[] = [];
-  present: number[] = [];
-  bucketItems: BucketItem[] = [];
+  /** Place ids in BucketPlaces, and the game's index there while it is in the open-game index. */
+  places: number[] = [];
+  denseIndex = -1;
   indexedSlots = 0;
+  /**
+   * players.size and seats.size, kept as numbers on the record: reserve and release read them for
+   * the totals and the open slots, and at 100k games the Set was one more cache miss (issue 15).
+   * The matcher sets playerCount after every change to `players`.
+   */
+  playerCount = 0;
+  seatCount = 0;
   /** Positions in the start-time orders used for min/max duration stats. */
   readonly newestFirst: StartEntry = { game: this, heapIndex: -1 };
   readonly oldestFirst: StartEntry = { game: this, heapIndex: -1 };
@@ -28,7 +36,9 @@ export class GameRecord {
     public startedAt: number,
     public open: boolean,
     readonly players: Set<string>,
-  ) {}
+  ) {
+    this.playerCount = players.size;
+  }
 
   /** Promised seats, by the player they are promised to. */
   get seats(): ReadonlyMap<string, Reservation> {
@@ -36,16 +46,22 @@ export class GameRecord {
   }
 
   promiseSeat(playerId: string, reservation: Reservation): void {
-    (this.seatMap ??= new Map()).set(playerId, reservation);
+    const seats = (this.seatMap ??= new Map());
+    seats.set(playerId, reservation);
+    this.seatCount = seats.size;
   }
 
   freeSeat(playerId: string): void {
-    this.seatMap?.delete(playerId);
-    if (this.seatMap?.size === 0) this.seatMap = undefined;
+    const seats = this.seatMap;
+    if (seats === undefined) return;
+    seats.delete(playerId);
+    this.seatCount = seats.size;
+    if (seats.size === 0) this.seatMap = undefined;
   }
 
   freeAllSeats(): void {
     this.seatMap = undefined;
+    this.seatCount = 0;
   }
 }
 
@@ -60,23 +76,13 @@ export interface Reservation extends HeapItem {
   readonly expiresAt: number;
 }
 
-/** One physical place of a game in the heap of one open-slot bucket of one attribute subset. */
-export interface BucketItem extends HeapItem {
-  readonly game: GameRecord;
-  /** Position of the subset in the game's `subsets`. */
-  readonly subset: number;
-  readonly slots: number;
-  /** Position in the game's `bucketItems`, so dropping it needs no search. */
-  listIndex: number;
-}
-
 export interface StartEntry extends HeapItem {
   readonly game: GameRecord;
 }
 
 /** maxPlayers − players − promised seats, never below 0 (a server may over-fill a game). */
 export function openSlotsOf(game: GameRecord, maxPlayers: number): number {
-  return Math.max(0, maxPlayers - game.players.size - game.seats.size);
+  return Math.max(0, maxPlayers - game.playerCount - game.seatCount);
 }
 
 /**

@@ -36,7 +36,7 @@ export function accumulate(
   epoch: number,
 ): void {
   aggregate.games += sign;
-  aggregate.players += sign * game.players.size;
+  aggregate.players += sign * game.playerCount;
   aggregate.startSinceEpochSum += sign * (game.startedAt - epoch);
   if (!game.open) return;
   const slots = openSlotsOf(game, maxPlayers);

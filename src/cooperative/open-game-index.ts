@@ -1,5 +1,5 @@
-import { IndexedHeap } from '../collections/indexed-heap.js';
-import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.js';
+import { BucketPlaces } from './bucket-places.js';
+import { newerGameFirst, type GameRecord } from './game-record.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
@@ -16,20 +16,33 @@ import { newerGameFirst, type BucketItem, type GameRecord } from './game-record.
  * ones (the empty subset holds every game) missed the cache at every level at 100k games (issue
  * 15: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
  * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
- * they stay bounded by open games.
+ * they stay bounded by open games. Places are integers in BucketPlaces' typed arrays, and
+ * games have a dense index there while they are entered (issue 15).
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
+  /**
+   * The one-attribute subsets again, by matchable position then value: a selective query (one
+   * attribute) looks up its own value string, whose hash V8 caches in the string, in a map of
+   * one key's values, instead of building a subset key and hashing it in the map of every subset
+   * (165k keys at 100k games; issue 15).
+   */
+  private readonly singles: Map<string, Heaps>[] = [];
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
   private readonly lazy: boolean;
 
+  private readonly places: BucketPlaces;
+
+  /** `subsetsPerGame`: 2^(number of matchable keys), the most subsets a game can have. */
   constructor(
     private readonly maxPlayers: number,
     private readonly order: 'fill' | 'spread',
+    subsetsPerGame: number,
   ) {
     this.lazy = maxPlayers < PRESENT_BITS;
+    this.places = new BucketPlaces(subsetsPerGame);
   }
 
   /** Number of distinct attribute subsets among the factory's games. */
@@ -42,21 +55,27 @@ export class OpenGameIndex {
    * SubsetKeys.ofEverySubset), not yet in any bucket. The game holds its subsets' buckets
    * directly, so later moves need no hash look-up and games sharing a subset share one key string.
    */
-  enter(game: GameRecord, subsetKeys: readonly string[]): void {
+  enter(game: GameRecord, subsetKeys: readonly string[], pairs: readonly (readonly [number, string])[]): void {
     // map() allocates the array at its final length (push would leave room for 17).
-    const subsets = subsetKeys.map((subsetKey) => {
+    const subsets = subsetKeys.map((subsetKey, mask) => {
       let subset = this.subsets.get(subsetKey);
       if (subset === undefined) {
         subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
         this.subsets.set(subsetKey, subset);
+        if (mask !== 0 && (mask & (mask - 1)) === 0) {
+          const [position, value] = pairs[31 - Math.clz32(mask)] as readonly [number, string];
+          subset.single = position;
+          (this.singles[position] ??= new Map()).set(value, subset.bySlots);
+          subset.singleValue = value;
+        }
       } else if (subset.members === 0) {
         this.unusedSubsets--;
       }
       subset.members++;
       return subset;
     });
+    this.places.enter(game);
     game.subsets = subsets;
-    game.present = new Array<number>(subsets.length).fill(0);
     game.indexedSlots = 0;
   }
 
@@ -67,12 +86,16 @@ export class OpenGameIndex {
       if (--(subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
     game.subsets = [];
-    game.present = [];
+    this.places.leave(game);
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
     // same key (one game toggling a quest) makes every look-up of it walk a growing chain.
     if (this.unusedSubsets > 64 && this.unusedSubsets * 2 > this.subsets.size) {
-      for (const [subsetKey, subset] of this.subsets) if (subset.members === 0) this.subsets.delete(subsetKey);
+      for (const [subsetKey, subset] of this.subsets) {
+        if (subset.members !== 0) continue;
+        this.subsets.delete(subsetKey);
+        if (subset.single >= 0) this.singles[subset.single]?.delete(subset.singleValue);
+      }
       this.unusedSubsets = 0;
     }
   }
@@ -84,38 +107,53 @@ export class OpenGameIndex {
    */
   place(game: GameRecord, slots: number): void {
     if (game.indexedSlots === slots) return;
+    const places = this.places;
     game.indexedSlots = slots;
+    places.slotsOf[game.denseIndex] = slots;
     if (slots === 0 || !this.lazy) {
-      for (const item of game.bucketItems) (game.subsets[item.subset] as OpenSlotBuckets).unheap(item);
-      game.bucketItems.length = 0;
-      game.present.fill(0);
+      for (const place of game.places) {
+        places.remove(this.heapOf(game, place), place);
+        places.free(place);
+      }
+      game.places.length = 0;
+      places.clearPresent(game);
       if (slots === 0) return;
-    } else if (game.bucketItems.length >= MAX_PLACES * game.subsets.length) {
+    } else if (game.places.length >= MAX_PLACES * game.subsets.length) {
       this.dropStale(game);
     }
-    const { present, subsets } = game;
+    const { subsets } = game;
+    const { present } = places;
+    const base = places.presentBase(game);
     const bit = this.lazy ? 1 << slots : 0;
     for (let s = 0; s < subsets.length; s++) {
-      if (((present[s] as number) & bit) !== 0) continue;
-      const item = (subsets[s] as OpenSlotBuckets).add(game, s, slots, game.bucketItems.length);
-      game.bucketItems.push(item);
-      present[s] = (present[s] as number) | bit;
+      if (((present[base + s] as number) & bit) !== 0) continue;
+      const place = places.newPlace(game, s, slots);
+      places.push((subsets[s] as OpenSlotBuckets).heap(slots), place);
+      present[base + s] = (present[base + s] as number) | bit;
     }
   }
 
   /** The best open game under a query's subset key with room for a party of `partySize`. */
   best(subsetKey: string, partySize: number): GameRecord | undefined {
-    const buckets = this.subsets.get(subsetKey);
+    return this.bestIn(this.subsets.get(subsetKey)?.bySlots, partySize);
+  }
+
+  /** best() for a query of one attribute, the one at `position` of matchableKeys. */
+  bestOfOne(position: number, value: string, partySize: number): GameRecord | undefined {
+    return this.bestIn(this.singles[position]?.get(value), partySize);
+  }
+
+  private bestIn(buckets: Heaps | undefined, partySize: number): GameRecord | undefined {
     if (buckets === undefined || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = buckets.top(slots);
-        if (top !== undefined) return top.game;
+        const top = this.top(buckets, slots);
+        if (top !== undefined) return top;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = buckets.top(slots);
-        if (top !== undefined) return top.game;
+        const top = this.top(buckets, slots);
+        if (top !== undefined) return top;
       }
     }
     return undefined;
@@ -124,89 +162,109 @@ export class OpenGameIndex {
   /** Plain contents for invariant checks: subset key -> open slots -> game ids, best first. */
   contents(): Map<string, Map<number, string[]>> {
     const result = new Map<string, Map<number, string[]>>();
+    const places = this.places;
     for (const [subsetKey, buckets] of this.subsets) {
       const bySlots = new Map<number, string[]>();
       buckets.bySlots.forEach((heap, slots) => {
-        if (heap === undefined || heap.size === 0) return;
-        if (!heap.isValid()) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
-        const live = [...heap].filter((item) => item.game.indexedSlots === slots);
+        if (heap === undefined || heap.length === 0) return;
+        if (!places.isValidHeap(heap)) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
+        const live = heap.map((place) => places.games[places.gameOf(place)] as GameRecord).filter((game) => game.indexedSlots === slots);
         if (live.length === 0) return;
-        const ids = live.sort((a, b) => (newerGameFirst(a.game, b.game) ? -1 : 1)).map((item) => item.game.gameId);
-        bySlots.set(slots, ids);
+        bySlots.set(slots, live.sort((a, b) => (newerGameFirst(a, b) ? -1 : 1)).map((game) => game.gameId));
       });
       if (bySlots.size > 0) result.set(subsetKey, bySlots);
     }
     return result;
   }
 
-  private dropStale(game: GameRecord): void {
-    for (const item of [...game.bucketItems]) {
-      if (item.slots !== game.indexedSlots) (game.subsets[item.subset] as OpenSlotBuckets).remove(item);
+  /** The best game that belongs in a bucket now, dropping stale places above it. */
+  private top(buckets: Heaps, slots: number): GameRecord | undefined {
+    const heap = buckets[slots];
+    if (heap === undefined) return undefined;
+    const places = this.places;
+    if (heap.length <= SCAN_LIMIT) return this.scan(heap, slots);
+    while (heap.length !== 0) {
+      const place = heap[0] as number;
+      const index = places.gameOf(place);
+      if (places.slotsOf[index] === slots) return places.games[index];
+      this.dropPlace(places.games[index] as GameRecord, place, heap);
     }
+    return undefined;
+  }
+
+  /**
+   * top() of a small heap without dropping its stale places: the best live place by the heap's
+   * own order, so the same game as dropping stale tops until a live one surfaces. A reserve and
+   * its release then leave the bucket as it was: the reserved game's place in the next bucket
+   * down stays for its next reserve instead of being dropped by every query and pushed back by
+   * every reserve (issue 15). Stale places stay bounded by MAX_PLACES per subset per game.
+   */
+  private scan(heap: readonly number[], slots: number): GameRecord | undefined {
+    const places = this.places;
+    let best = -1;
+    for (let i = 0; i < heap.length; i++) {
+      const place = heap[i] as number;
+      if (places.slotsOf[places.gameOf(place)] !== slots) continue;
+      if (i === 0) return places.games[places.gameOf(place)];
+      if (best < 0 || places.before(place, best)) best = place;
+    }
+    return best < 0 ? undefined : places.games[places.gameOf(best)];
+  }
+
+  private dropStale(game: GameRecord): void {
+    const places = this.places;
+    for (const place of [...game.places]) {
+      if (places.slotsOfPlace(place) !== game.indexedSlots) this.dropPlace(game, place, this.heapOf(game, place));
+    }
+  }
+
+  /** Takes a place out of its heap and off its game's lists. */
+  private dropPlace(game: GameRecord, place: number, heap: number[]): void {
+    const places = this.places;
+    places.remove(heap, place);
+    places.dropPlace(game, place);
+    const at = places.presentBase(game) + places.subsetOf(place);
+    places.present[at] = (places.present[at] as number) & ~(1 << places.slotsOfPlace(place));
+  }
+
+  private heapOf(game: GameRecord, place: number): number[] {
+    const places = this.places;
+    return (game.subsets[places.subsetOf(place)] as OpenSlotBuckets).bySlots[places.slotsOfPlace(place)] as number[];
   }
 }
 
-/** The open games of one attribute subset, one newest-first heap per number of open slots. */
+/** The open games of one attribute subset: one newest-first heap of places per number of open slots. */
 class OpenSlotBuckets {
   /** Index = open slots (1..maxPlayers); created on first use. May hold stale places (see place). */
-  readonly bySlots: (IndexedHeap<BucketItem> | undefined)[];
+  readonly bySlots: (number[] | undefined)[];
   /** Games that have this subset, in a bucket or not (closed, full). */
   members = 0;
+  /** For a one-attribute subset, its matchable position and value (see OpenGameIndex.singles); else -1. */
+  single = -1;
+  singleValue = '';
 
   constructor(
     readonly subsetKey: string,
     maxPlayers: number,
   ) {
-    this.bySlots = new Array<IndexedHeap<BucketItem> | undefined>(maxPlayers + 1);
+    this.bySlots = new Array<number[] | undefined>(maxPlayers + 1);
   }
 
-  add(game: GameRecord, subset: number, slots: number, listIndex: number): BucketItem {
+  heap(slots: number): number[] {
     let heap = this.bySlots[slots];
     if (heap === undefined) {
-      heap = new IndexedHeap<BucketItem>(newerItemFirst);
+      heap = [];
       this.bySlots[slots] = heap;
     }
-    const item: BucketItem = { game, subset, slots, heapIndex: -1, listIndex };
-    heap.push(item);
-    return item;
-  }
-
-  /** The best game that belongs in this bucket now, dropping stale places above it. */
-  top(slots: number): BucketItem | undefined {
-    const heap = this.bySlots[slots];
-    if (heap === undefined) return undefined;
-    for (let item = heap.peek(); item !== undefined; item = heap.peek()) {
-      if (item.game.indexedSlots === slots) return item;
-      this.remove(item);
-    }
-    return undefined;
-  }
-
-  /** Takes a place out of its heap only (the caller resets the game's lists). */
-  unheap(item: BucketItem): void {
-    const heap = this.bySlots[item.slots];
-    if (heap === undefined) throw new Error(`open-game bucket ${item.slots} is missing`);
-    heap.remove(item);
-  }
-
-  /** Takes a place out of its heap and off its game's lists. */
-  remove(item: BucketItem): void {
-    this.unheap(item);
-    const { game } = item;
-    const items = game.bucketItems;
-    const last = items.pop() as BucketItem;
-    if (last !== item) {
-      items[item.listIndex] = last;
-      last.listIndex = item.listIndex;
-    }
-    game.present[item.subset] = (game.present[item.subset] as number) & ~(1 << item.slots);
+    return heap;
   }
 }
 
-function newerItemFirst(a: BucketItem, b: BucketItem): boolean {
-  return newerGameFirst(a.game, b.game);
-}
+/** A subset's heaps of places by open slots (OpenSlotBuckets.bySlots). */
+type Heaps = readonly (number[] | undefined)[];
 
+/** Heaps up to this size are scanned by top() rather than cleaned of stale places. */
+const SCAN_LIMIT = 8;
 /** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
 const MAX_PLACES = 3;
 /** Open-slot counts the per-subset bitmask can hold; bigger games move eagerly. */

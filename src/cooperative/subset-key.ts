@@ -27,6 +27,26 @@ export class SubsetKeys {
     }
   }
 
+  /**
+   * The position in matchableKeys of a one-attribute query's key (which it validates), so the
+   * open-game index can look the value up directly; undefined for any other query.
+   */
+  singlePosition(query: AttributeSet): number | undefined {
+    if (query.size !== 1) return undefined;
+    for (const key of query.keys()) return this.position(key);
+    return undefined;
+  }
+
+  /**
+   * The (position, value) of each of a game's attributes, in matchable order: bit b of a subset
+   * index in ofEverySubset is pair b.
+   */
+  pairsOf(attributes: AttributeSet): [number, ValueKey][] {
+    const pairs: [number, ValueKey][] = [];
+    for (const [key, value] of attributes) pairs.push([this.position(key), value]);
+    return pairs.sort((a, b) => a[0] - b[0]);
+  }
+
   /** The key a query looks up. The empty query (all wildcards) is ''. */
   ofQuery(query: AttributeSet): string {
     // One attribute (the common selective query) needs no sort and no scratch arrays.

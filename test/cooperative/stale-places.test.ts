@@ -8,12 +8,18 @@ import { attributeSetOf } from './matching-cases.js';
  * one game through every open-slot count, with a rival game, and check every answer.
  */
 describe('open-game index with stale places', () => {
-  for (const maxPlayers of [8, 40]) {
-    it(`answers from the live bucket after a game moved through every slot count (maxPlayers ${maxPlayers})`, () => {
+  // 12 rivals make the buckets bigger than the 8 places OpenGameIndex scans, so stale tops are dropped.
+  for (const [maxPlayers, rivals] of [[8, 1], [40, 1], [8, 12], [40, 12]] as const) {
+    it(`answers from the live bucket after a game moved through every slot count (maxPlayers ${maxPlayers}, ${rivals} rivals)`, () => {
       const matcher = new CooperativeMatcher({ maxPlayers, matchableKeys: ['act', 'zone'], reservationMs: 1_000 });
       const attributes = attributeSetOf({ act: 1, zone: 'z' });
       // The rival started earlier, so at equal open slots the walker (newer) wins.
       matcher.addGame({ gameId: 'rival', attributes, playerIds: ['r1', 'r2'], open: true, startedAt: 0 });
+      const rivalIds = ['rival'];
+      for (let i = 1; i < rivals; i++) {
+        rivalIds.push(`rival${i}`);
+        matcher.addGame({ gameId: `rival${i}`, attributes, playerIds: [`r1/${i}`, `r2/${i}`], open: true, startedAt: -i });
+      }
       matcher.addGame({ gameId: 'walker', attributes, playerIds: [], open: true, startedAt: 1 });
       const rivalSlots = maxPlayers - 2;
       let token = 0;
@@ -53,7 +59,7 @@ describe('open-game index with stale places', () => {
       expect(openGames.get(matcher.subsetKeyOf(attributes))).toEqual(
         new Map([
           [maxPlayers, ['walker']],
-          [rivalSlots, ['rival']],
+          [rivalSlots, rivalIds],
         ]),
       );
       // Closing and reopening drops every place and puts the game back where it belongs.
@@ -64,4 +70,29 @@ describe('open-game index with stale places', () => {
       expect(matcher.reserve(attributes, party, 'e', 0)?.gameId).toBe('walker');
     });
   }
+
+  it('drops stale tops of a bucket too big to scan until a live game surfaces', () => {
+    const matcher = new CooperativeMatcher({ maxPlayers: 4, matchableKeys: ['zone'], reservationMs: 1_000 });
+    const attributes = attributeSetOf({ zone: 'z' });
+    // 'older' really has 3 open slots; g0..g11 are newer and have 4, but each visits the 3-slot
+    // bucket once (a promise and its release) and leaves a stale place above 'older' there.
+    matcher.addGame({ gameId: 'older', attributes, playerIds: ['o'], open: true, startedAt: 0 });
+    const newer = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    newer.forEach((gameId, i) => matcher.addGame({ gameId, attributes, playerIds: [], open: true, startedAt: i + 1 }));
+    for (const gameId of newer) {
+      expect(matcher.reserveInGame(gameId, ['p'], `visit-${gameId}`, 0)).toBe(true);
+      matcher.releaseReservation(`visit-${gameId}`);
+    }
+    // fill: the fewest sufficient open slots first, so the 3-slot bucket, whose only live game is 'older'
+    expect(matcher.reserve(attributes, ['a'], 'a', 0)).toEqual({ gameId: 'older' });
+    matcher.releaseReservation('a');
+    expect(matcher.reserve(attributeSetOf({}), ['b'], 'b', 0)).toEqual({ gameId: 'older' });
+    matcher.releaseReservation('b');
+    expect(matcher.indexContents().openGames.get(matcher.subsetKeyOf(attributes))).toEqual(
+      new Map([
+        [3, ['older']],
+        [4, [...newer].reverse()],
+      ]),
+    );
+  });
 });
