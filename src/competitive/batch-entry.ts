@@ -82,7 +82,8 @@ export function sortedBatchEntries(
     const waitMs = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(waitMs);
     waits[k] = waitMs;
-    gaps[k] = step.maxScoreGap;
+    // As in toBatchEntry: a rating system's uncertainty widens the window (issue 13).
+    gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
     latencies[k] = step.maxLatencyMs;
   }
   const order = radixOrder(scores);

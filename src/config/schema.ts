@@ -83,6 +83,12 @@ const competitive = z.strictObject({
   regions: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
   locality: locality.optional(),
   softPreferences: z.array(softPreference).max(LIMITS.maxMatchableKeys).default([]),
+  /**
+   * 1v1: whose window a pair must fit. longer-waiter: the window of whoever has waited longer
+   * (closer games at the same waits, README "Match quality"); reciprocal: both windows (the
+   * skill-bucket design); mean: the mean of the two (the lenience model).
+   */
+  pairWindow: z.enum(['longer-waiter', 'reciprocal', 'mean']).default('longer-waiter'),
   /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */
   ladder: key.optional(),
 }).superRefine((c, ctx) => {
