@@ -227,7 +227,7 @@ describe('competitive matchmaking over gRPC on loopback', () => {
         // The window in force when the game formed. A ticket's wait is measured from just before
         // its call to the arrival of this order, which brackets the coordinator's own
         // (enqueue -> batch) interval on the same clock, so it is never shorter than the real
-        // wait and the window derived from it is never narrower than the real one. Windows are
+        // wait and the window derived from it is never narrower than the real one. Team windows are
         // reciprocal: every two tickets (by party mean score) must be inside both their windows,
         // i.e. inside the window of the one that waited less. This implies the looser check
         // "gap <= window of the longest wait in the game".
@@ -241,7 +241,12 @@ describe('competitive matchmaking over gRPC on loopback', () => {
           for (const b of members) {
             if (a.score >= b.score) continue;
             const gap = b.score - a.score;
-            const window = Math.min(windowFor(a.waitMs), windowFor(b.waitMs));
+            // 1v1 pairs under pairWindow longer-waiter (the default): the window of whoever waited
+            // longer, at most the wider of the two measured windows. Team games stay reciprocal.
+            const window =
+              shape.teamSize === 1
+                ? Math.max(windowFor(a.waitMs), windowFor(b.waitMs))
+                : Math.min(windowFor(a.waitMs), windowFor(b.waitMs));
             expect(gap, `${a.id}@${a.waitMs}ms vs ${b.id}@${b.waitMs}ms in ${order.requestId}`).toBeLessThanOrEqual(window);
           }
         }
