@@ -11,6 +11,13 @@
  */
 export function radixOrder(keys: Float64Array): Uint32Array {
   const n = keys.length;
+  // Each pass clears and sums 65,536 counts whatever n is (~0.3 ms): a small batch (a simulated
+  // queue at 2 players/s runs 40,000 of them) sorts faster by comparison, to the same order.
+  if (n < SMALL_BATCH) {
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort((a, b) => (keys[a] as number) - (keys[b] as number) || a - b);
+  }
   const bits = new Uint32Array(2 * n);
   const view = new Float64Array(bits.buffer);
   for (let i = 0; i < n; i++) view[i] = (keys[i] as number) + 0; // −0 + 0 is +0
@@ -53,3 +60,6 @@ export function radixOrder(keys: Float64Array): Uint32Array {
   }
   return order;
 }
+
+/** Below this many keys a comparator sort beats the radix passes' fixed cost. */
+const SMALL_BATCH = 1024;

@@ -1,5 +1,5 @@
 import type { BatchEntry } from './batch-entry.js';
-import type { CompetitivePlayer, CompetitiveTicket, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
+import type { CompetitivePlayer, CompetitiveTicket, PairWindow, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
 import { pairNeighbours } from './one-on-one-pairing.js';
 import { seededRandom } from './seeded-random.js';
@@ -38,6 +38,8 @@ export interface SliceContext {
   readonly sigma: number;
   /** Soft filters (issue 13); absent means none. */
   readonly softPreferences?: readonly SoftPreference[];
+  /** 1v1: whose window a pair must fit; absent means the default. */
+  readonly pairWindow?: PairWindow;
 }
 
 /** One slice: `count` consecutive tickets of the sorted batch. Plain, structured-clone-able data. */
@@ -275,7 +277,7 @@ export function solveEntries(
   let converged = true;
   if (context.teams === 2 && context.teamSize === 1) {
     // Written straight into the arrays: game() would take three throwaway arrays per pair.
-    for (const pairing of pairNeighbours(entries, venue, context.sigma, soft)) {
+    for (const pairing of pairNeighbours(entries, venue, context.sigma, soft, context.pairWindow)) {
       const gap = pairing.high.score - pairing.low.score;
       teamLength.push(1, 1);
       members.push(pairing.high.index - first, pairing.low.index - first);

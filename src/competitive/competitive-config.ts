@@ -24,6 +24,18 @@ export interface ExpansionStep {
  */
 export type TeamScoreAggregation = 'mean' | 'max' | 'weighted';
 
+/**
+ * Whose window a 1v1 pair must fit (factories.yaml `pairWindow`):
+ * - `reciprocal`: both players' windows (the skill-bucket design's "100% reciprocal range
+ *   requirement"): a newcomer's narrow window vetoes a long waiter.
+ * - `mean`: the mean of the two windows, as the lenience model of
+ *   seeds/parallel-matchmaking-elo-trueskill.txt accepts on the players' mean lenience.
+ * - `longer-waiter`: the window of whoever has waited longer (the wider one on a tie): the one who
+ *   paid for the wait decides, so a long waiter takes the closest newcomer within its own window
+ *   instead of waiting for someone whose window has also grown.
+ */
+export type PairWindow = 'reciprocal' | 'mean' | 'longer-waiter';
+
 export interface CompetitiveConfig {
   /** 2x1 = 1v1, 2x5 = 5v5, 8x1 = 8-player free-for-all. */
   readonly teams: number;
@@ -43,6 +55,8 @@ export interface CompetitiveConfig {
   readonly locality?: LocalityConfig;
   /** Weighted soft filters: order candidate games without excluding any (soft-preferences.ts). */
   readonly softPreferences?: readonly SoftPreference[];
+  /** 1v1: whose window a pair must fit; absent = DEFAULT_PAIR_WINDOW (one-on-one-pairing.ts). */
+  readonly pairWindow?: PairWindow;
 }
 
 /** A point on the globe in degrees. */

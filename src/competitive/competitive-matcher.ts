@@ -8,6 +8,7 @@ import {
 import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
+import { DEFAULT_PAIR_WINDOW, windowAllows } from './one-on-one-pairing.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { validateTicket } from './ticket-validation.js';
 
@@ -177,7 +178,7 @@ export class CompetitiveMatcher {
   /**
    * Step 1: select the batch (everyone waiting), sort it by score and cut it into slices of
    * consecutive tickets. Team slices hold a fixed number of tickets. A 1v1 slice ends only where
-   * two score neighbours cannot pair (further apart than either's window), so pairing slice by slice
+   * two score neighbours cannot pair (further apart than the pair window allows), so pairing slice by slice
    * forms exactly the pairs pairing the whole batch would; a pool dense in score is one slice,
    * solved off the calling thread but not in parallel (the pairing is O(n) after the sort).
    * Each slice gets a seed drawn from the injected RNG and a share of the time budget by its size.
@@ -201,6 +202,7 @@ export class CompetitiveMatcher {
       regions: this.config.regions,
       sigma: this.distribution.stdDev > 0 ? this.distribution.stdDev : 1,
       softPreferences: this.config.softPreferences ?? [],
+      pairWindow: this.config.pairWindow ?? DEFAULT_PAIR_WINDOW,
     };
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
@@ -208,7 +210,7 @@ export class CompetitiveMatcher {
     for (let from = 0; from < entries.length; ) {
       let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
-        while (to < entries.length && canPairByWindow(entries[to - 1] as BatchEntry, entries[to] as BatchEntry)) to += 1;
+        while (to < entries.length && windowAllows(entries[to - 1] as BatchEntry, entries[to] as BatchEntry, context.pairWindow!)) to += 1;
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
       const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
@@ -374,12 +376,6 @@ export class CompetitiveMatcher {
  * cannot pair. Large enough that posting a slice costs little next to solving it.
  */
 const ONE_ON_ONE_SLICE_TICKETS = 4096;
-
-/** Whether pairNeighbours could pair these score neighbours as far as their windows go. */
-function canPairByWindow(low: BatchEntry, high: BatchEntry): boolean {
-  const gap = high.score - low.score;
-  return !(gap > low.maxScoreGap || gap > high.maxScoreGap);
-}
 
 /** Consecutive entries [from, to) of a prepared batch, with what its solver needs besides them. */
 interface PreparedSlice {

@@ -8,6 +8,7 @@ export {
   type GameQuality,
   type GeoPoint,
   type LocalityConfig,
+  type PairWindow,
   type SoftPreference,
   type TeamScoreAggregation,
 } from './competitive-config.js';
@@ -26,3 +27,4 @@ export { seededRandom } from './seeded-random.js';
 export { MAX_ABS_SCORE, validateTicket } from './ticket-validation.js';
 export { greatCircleKm, latencyPrior, withLatencyPrior } from './locality.js';
 export { SoftPreferences } from './soft-preferences.js';
+export { DEFAULT_PAIR_WINDOW, pairWindowOf } from './one-on-one-pairing.js';

@@ -1,7 +1,29 @@
 import type { BatchEntry } from './batch-entry.js';
+import type { PairWindow } from './competitive-config.js';
 import { OBJECTIVE_WEIGHTS } from './game-objective.js';
 import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
 import type { MapChoice, RegionChoice, VenueChoice } from './venue-choice.js';
+
+export const DEFAULT_PAIR_WINDOW: PairWindow = 'reciprocal';
+
+/** The largest score gap `rule` lets these two entries pair at. */
+export function pairWindowOf(a: BatchEntry, b: BatchEntry, rule: PairWindow): number {
+  switch (rule) {
+    case 'reciprocal':
+      return Math.min(a.maxScoreGap, b.maxScoreGap);
+    case 'mean':
+      return (a.maxScoreGap + b.maxScoreGap) / 2;
+    case 'longer-waiter':
+      if (a.waitMs > b.waitMs) return a.maxScoreGap;
+      if (b.waitMs > a.waitMs) return b.maxScoreGap;
+      return Math.max(a.maxScoreGap, b.maxScoreGap);
+  }
+}
+
+/** Whether score neighbours `low` <= `high` may pair as far as their windows go. */
+export function windowAllows(low: BatchEntry, high: BatchEntry, rule: PairWindow): boolean {
+  return high.score - low.score <= pairWindowOf(low, high, rule);
+}
 
 export interface Pairing {
   readonly low: BatchEntry;
@@ -25,6 +47,7 @@ export function pairNeighbours(
   venue: VenueChoice,
   sigma: number,
   soft: SoftPreferences = NO_SOFT_PREFERENCES,
+  rule: PairWindow = DEFAULT_PAIR_WINDOW,
 ): Pairing[] {
   const n = sorted.length;
   // games[i], cost[i]: best over the first i entries; tookPair[i]: whether entries i-2, i-1 pair.
@@ -39,7 +62,7 @@ export function pairNeighbours(
   for (let i = 2; i <= n; i++) {
     games[i] = games[i - 1] as number;
     cost[i] = cost[i - 1] as number;
-    const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, scratch);
+    const pairing = tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, rule, scratch);
     if (pairing === undefined) continue;
     const withPair = (games[i - 2] as number) + 1;
     const withCost = (cost[i - 2] as number) + pairCost(pairing, sigma, soft, scratch);
@@ -52,7 +75,7 @@ export function pairNeighbours(
   const chosen: Pairing[] = [];
   for (let i = n; i >= 2; ) {
     if (tookPair[i] === 1) {
-      chosen.push(tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, scratch) as Pairing);
+      chosen.push(tryPair(sorted[i - 2] as BatchEntry, sorted[i - 1] as BatchEntry, venue, rule, scratch) as Pairing);
       i -= 2;
     } else {
       i -= 1;
@@ -62,9 +85,14 @@ export function pairNeighbours(
 }
 
 /** `members` is scratch space reused across calls: a batch of n tickets makes no n throwaway arrays. */
-function tryPair(low: BatchEntry, high: BatchEntry, venue: VenueChoice, members: BatchEntry[]): Pairing | undefined {
-  const gap = high.score - low.score;
-  if (gap > low.maxScoreGap || gap > high.maxScoreGap) return undefined;
+function tryPair(
+  low: BatchEntry,
+  high: BatchEntry,
+  venue: VenueChoice,
+  rule: PairWindow,
+  members: BatchEntry[],
+): Pairing | undefined {
+  if (!windowAllows(low, high, rule)) return undefined;
   members[0] = low;
   members[1] = high;
   const map = venue.chooseMap(members);

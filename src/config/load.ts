@@ -116,6 +116,7 @@ function normaliseStrategy(raw: RawTemplate): Strategy {
         },
       }),
       softPreferences: c.softPreferences,
+      pairWindow: c.pairWindow,
     },
   };
 }

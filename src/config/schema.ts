@@ -81,6 +81,12 @@ const competitive = z.strictObject({
   regions: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
   locality: locality.optional(),
   softPreferences: z.array(softPreference).max(LIMITS.maxMatchableKeys).default([]),
+  /**
+   * 1v1: whose window a pair must fit. reciprocal (default): both windows (the skill-bucket
+   * design, round one's behaviour); longer-waiter: the window of whoever has waited longer
+   * (README "Match quality" compares them); mean: the mean of the two (the lenience model).
+   */
+  pairWindow: z.enum(['reciprocal', 'longer-waiter', 'mean']).default('reciprocal'),
   /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */
   ladder: key.optional(),
 }).superRefine((c, ctx) => {

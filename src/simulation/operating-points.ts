@@ -1,4 +1,4 @@
-import type { CompetitiveConfig, ExpansionStep } from '../competitive/index.js';
+import type { CompetitiveConfig, ExpansionStep, PairWindow } from '../competitive/index.js';
 import { GamefactoryQueue } from './queues/gamefactory-queue.js';
 import { LenienceQueue } from './queues/lenience-queue.js';
 import { RandomPairingQueue } from './queues/random-pairing-queue.js';
@@ -38,6 +38,11 @@ export function widening(w0: number, sd: number): ExpansionStep[] {
 export const OUR_WINDOWS = [0.02, 0.05, 0.1, 0.2, 0.4] as const;
 export const OUR_GROWTHS = [0.01, 0.05, 0.2] as const;
 export const OUR_CAPS_S = [10, 120] as const;
+/**
+ * Both pair-window rules (factories.yaml `pairWindow`) are settings of ours: longer-waiter gives
+ * closer games where waits are long, reciprocal where they are short (README "Match quality").
+ */
+export const OUR_PAIR_WINDOWS: readonly PairWindow[] = ['longer-waiter', 'reciprocal'];
 /** Our batch interval at these points: the baselines' check period, so neither side batches longer. */
 export const OUR_INTERVAL_MS = 250;
 
@@ -50,18 +55,25 @@ export function operatingPoints(factory: CompetitiveConfig, sd: number): Operati
   };
   const points: OperatingPoint[] = [];
   // Batch interval, window, growth and cap are all factories.yaml options (batch.intervalMs, expansion).
-  for (const w0 of OUR_WINDOWS) {
-    for (const growth of OUR_GROWTHS) {
-      for (const capS of OUR_CAPS_S) {
-        points.push({
-          matcher: 'gamefactory',
-          setting: `window ${w0} sd +${growth} sd/s, any after ${capS} s`,
-          make: (seed) =>
-            new GamefactoryQueue(
-              { ...skillOnly, batch: { ...skillOnly.batch, intervalMs: OUR_INTERVAL_MS }, expansion: growingWindow(w0, growth, capS, sd) },
-              seed,
-            ),
-        });
+  for (const pairWindow of OUR_PAIR_WINDOWS) {
+    for (const w0 of OUR_WINDOWS) {
+      for (const growth of OUR_GROWTHS) {
+        for (const capS of OUR_CAPS_S) {
+          points.push({
+            matcher: 'gamefactory',
+            setting: `window ${w0} sd +${growth} sd/s, any after ${capS} s, ${pairWindow}`,
+            make: (seed) =>
+              new GamefactoryQueue(
+                {
+                  ...skillOnly,
+                  pairWindow,
+                  batch: { ...skillOnly.batch, intervalMs: OUR_INTERVAL_MS },
+                  expansion: growingWindow(w0, growth, capS, sd),
+                },
+                seed,
+              ),
+          });
+        }
       }
     }
   }

@@ -92,7 +92,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
   const shownAt = scenario.frontier.rates.reduce((best, r) =>
     Math.abs(Math.log(r / scenario.arrivals.perSecond)) < Math.abs(Math.log(best / scenario.arrivals.perSecond)) ? r : best,
   );
-  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
+  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s, longer-waiter', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
   for (const rate of scenario.frontier.rates) {
     const pointMs = (scenario.frontier.tickets / rate) * 1000;
     for (const point of points) {

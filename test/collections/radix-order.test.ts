@@ -20,6 +20,13 @@ describe('radixOrder', () => {
       }),
       { numRuns: 300 },
     );
+    // Small batches are sorted by comparison; these are long enough for the radix passes.
+    fc.assert(
+      fc.property(fc.array(key, { minLength: 1024, maxLength: 1500 }), (keys) => {
+        expect([...radixOrder(Float64Array.from(keys))]).toEqual(comparatorOrder(keys));
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('orders a large batch of normal-like scores, where the high digits are shared and skipped', () => {

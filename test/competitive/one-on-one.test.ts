@@ -50,8 +50,8 @@ describe('1v1: sort and pair (Hearthstone batching)', () => {
     expect(pairsOf(m.formGames(0))).toEqual(['a+b', 'c+d']);
   });
 
-  it('needs reciprocal windows: A inside B’s window but B not inside A’s is no pair', () => {
-    const m = matcher(config({ expansion: steps([0, 2], [10_000, 10]) }));
+  it('pairWindow reciprocal needs both windows: A inside B’s window but B not inside A’s is no pair', () => {
+    const m = matcher(config({ pairWindow: 'reciprocal', expansion: steps([0, 2], [10_000, 10]) }));
     m.add(solo('veteran', 0, { enqueuedAt: 0 })); // waited 10 s at t=10 s: window 10
     m.add(solo('newcomer', 5, { enqueuedAt: 10_000 })); // just arrived: window 2
     expect(m.formGames(10_000)).toEqual([]);
@@ -74,7 +74,7 @@ describe('1v1: sort and pair (Hearthstone batching)', () => {
   });
 
   it('carries leftovers over with their wait', () => {
-    const m = matcher(config({ expansion: steps([0, 1], [5_000, 10]) }));
+    const m = matcher(config({ pairWindow: 'reciprocal', expansion: steps([0, 1], [5_000, 10]) }));
     m.add(solo('early', 0, { enqueuedAt: 1_000 }));
     expect(m.formGames(2_000)).toEqual([]);
     m.add(solo('late', 4, { enqueuedAt: 5_000 }));

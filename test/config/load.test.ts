@@ -150,4 +150,15 @@ describe('factories.yaml: parse -> validate -> normalise', () => {
     ].join('\n');
     expect(() => parseConfig(yaml)).toThrow(/factories\[0\]\.competitive\.locality\.regions\.mars: "mars" is not one of regions/);
   });
+  it('reads competitive pairWindow (default reciprocal) and refuses an unknown rule, naming the field', () => {
+    const duel = (extra: string) =>
+      ['factories:', '  - name: duel', '    competitive:', '      teams: 2', '      teamSize: 1', '      expansion: [{ afterSeconds: 0 }]', extra].join('\n');
+    const settingsOf = (yaml: string) => {
+      const strategy = parseConfig(yaml).templates[0]!.strategy;
+      return strategy.kind === 'competitive' ? strategy.settings : undefined;
+    };
+    expect(settingsOf(duel(''))?.pairWindow).toBe('reciprocal');
+    expect(settingsOf(duel('      pairWindow: longer-waiter'))?.pairWindow).toBe('longer-waiter');
+    expect(() => parseConfig(duel('      pairWindow: widest'))).toThrow(/factories\[0\]\.competitive\.pairWindow/);
+  });
 });
