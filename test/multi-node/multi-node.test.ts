@@ -1,13 +1,15 @@
 /**
  * Several real coordinator processes sharing one real Redis (issue 11): fill-up across nodes,
  * FIFO across nodes, kill -9 of the matcher owner under load, a paused owner's stale writes,
- * a client resuming on another node, a Redis restart with AOF.
+ * a client resuming on another node, a Redis restart with AOF, a dead node's server that never
+ * comes back.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 import { NodeProcess } from './node-process.js';
 import { findGameRequest } from '../../clients/lib/find-game.js';
+import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
 import { PARTITION, ReconnectingServer, find, healthOf, retried, server } from './cluster-fixture.js';
 
 const hasRedis = redisBinaryPresent();
@@ -239,5 +241,36 @@ describe('multi-node on one Redis', () => {
     await retried(async () => expect([...servers.values()].map((s) => s.reconnects >= 1)).toEqual([true, true]), 5_000);
     client.close();
     servers.forEach((s) => s.close());
+  }, 60_000);
+
+  it('kill -9 of a node whose server never comes back: the ghost leaves at the heartbeat lapse, its creations move, nothing lost or doubled', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await start();
+    await a.waitFor(OWNER, 10_000);
+    const b = await start();
+    // s1, on B, takes creations and never confirms them: they are in flight when B dies, and its
+    // two other slots look free to the owner until the owner sees B's heartbeat lapse.
+    const ghost = new GameServerConnection(b.address, { serverId: 's1', endpoint: 's1:7777', attributes: { ...PARTITION }, templates: ['diablo'], maxGames: 4 }, { decide: () => 'ignore' });
+    await ghost.connect();
+    await a.waitFor(/game server connected/, 10_000);
+    const client = a.matchmaker();
+    const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    const first = ids.slice(0, 8).map((id) => find(client, id));
+    await retried(async () => expect(ghost.orders.filter((o) => o.order?.$case === 'createGame').length).toBeGreaterThanOrEqual(2), 10_000);
+    const s2 = server(a.address, 's2', 3);
+    await s2.connect();
+    const from = a.log.length;
+    b.signal('SIGKILL');
+    await a.waitFor(/heartbeat lapsed/, 10_000, from);
+    const results = await Promise.all([...first, ...ids.slice(8).map((id) => find(client, id))]);
+    expect(results.map((r) => r.assignment.serverId)).toEqual(ids.map(() => 's2'));
+    const games = [...s2.games.values()];
+    expect(games.map((g) => g.players.size).filter((n) => n > 4)).toEqual([]);
+    expect(games.flatMap((g) => [...g.players]).sort()).toEqual(ids.map((id) => `p-${id}`).sort());
+    // Taken back at the lapse, not after the ghost's confirm timeout.
+    expect(a.log).not.toMatch(/did not confirm a creation in time/);
+    client.close();
+    ghost.close();
+    s2.close();
   }, 60_000);
 });

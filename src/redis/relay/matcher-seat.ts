@@ -1,6 +1,5 @@
 import type { CoordinatorConfig } from '../../config/config.js';
 import { Coordinator } from '../../coordinator/coordinator.js';
-import type { ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import { realTimers, type Log, type TicketRecord } from '../../coordinator/ports.js';
 import type { MatchmakingError } from '../../errors/index.js';
 import { InProcessPlacement } from '../../placement/index.js';
@@ -11,6 +10,8 @@ import { entriesOfRead } from '../stream-reply.js';
 import { decode, encode, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { OWNER_GROUP, relayKeys } from './relay-keys.js';
 import { FencedBatch } from './fenced-batch.js';
+import { RelayChannel, RelayListener } from './relay-endpoints.js';
+import { NodeHeartbeat } from './node-heartbeat.js';
 import { RelayTicketStore } from './relay-ticket-store.js';
 
 export interface MatcherSeatOptions {
@@ -89,7 +90,9 @@ export class MatcherSeat {
         if (answer.held && this.running) await this.takeSeat(answer.token);
       } else if (await this.lease.renew('matcher', this.token)) {
         this.lastRenewed = Date.now();
-        await this.claimIdle(this.token);
+        const token = this.token;
+        await this.claimIdle(token);
+        await this.dropLapsedNodes(token);
       } else {
         this.stepDown('lease lost');
       }
@@ -159,6 +162,29 @@ export class MatcherSeat {
       StreamEntry[],
     ];
     if (this.token === token) await this.apply(claimed.filter((e) => e[1] !== null));
+  }
+
+  /**
+   * Game servers routed through a node whose heartbeat lapsed leave the core as if their streams
+   * ended: their games end, their creations in flight go back in line at their original priority,
+   * and no creation is sent to a ghost to time out. A server that reconnects through another node
+   * later says hello again and re-announces its games. The dead node's out stream is left to
+   * expire: its orders are ambiguous (delivered or not when it died), so none is sent twice; its
+   * ticket updates are kept where a resuming client reads them (`a:<ticket>`, the tickets hash).
+   */
+  private async dropLapsedNodes(token: number): Promise<void> {
+    const nodes = [...new Set([...this.channels.values()].map((c) => c.node))];
+    const lapsed = await NodeHeartbeat.lapsed(this.client, nodes);
+    const core = this.core;
+    if (this.token !== token || core === undefined) return;
+    for (const node of lapsed) {
+      const gone = [...this.channels].filter(([, channel]) => channel.node === node);
+      for (const [serverId, channel] of gone) {
+        this.channels.delete(serverId);
+        core.disconnectServer(serverId, channel);
+      }
+      if (gone.length > 0) this.options.log.warn({ node, servers: gone.map(([id]) => id) }, "a node's heartbeat lapsed: its game servers are disconnected");
+    }
   }
 
   private async apply(entries: readonly StreamEntry[]): Promise<void> {
@@ -259,41 +285,6 @@ export class MatcherSeat {
     } else {
       this.batch?.add('gfRelaySend', [...keys, token, encode(message), OUT_KEPT_MS], `answer to ${node}`);
     }
-  }
-}
-
-/** A ticket's listener on the owner: its updates go to the node holding the client's stream. */
-class RelayListener implements TicketListener {
-  constructor(
-    private readonly seat: MatcherSeat,
-    readonly node: string,
-    private readonly ticketId: string,
-  ) {}
-
-  update(update: TicketUpdate): void {
-    this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update });
-  }
-
-  fail(error: MatchmakingError): void {
-    this.seat.answer(this.node, { k: 'fail', ticketId: this.ticketId, error: wireError(error) });
-  }
-}
-
-/** A game server's stream as the owner sees it: orders go to the node holding the stream. */
-class RelayChannel implements ServerChannel {
-  constructor(
-    private readonly seat: MatcherSeat,
-    /** Where the server's stream is; moves when the server reconnects through another node. */
-    public node: string,
-    private readonly serverId: string,
-  ) {}
-
-  send(order: ServerOrder): void {
-    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, order });
-  }
-
-  close(error: MatchmakingError): void {
-    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, error: wireError(error) });
   }
 }
 

@@ -8,6 +8,7 @@ import { connectRedis } from '../connect.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
 import { MatcherSeat } from './matcher-seat.js';
 import { MatcherView } from './matcher-view.js';
+import { NodeHeartbeat } from './node-heartbeat.js';
 import { RelayGateway } from './relay-gateway.js';
 
 export interface RedisNodeOptions {
@@ -16,6 +17,8 @@ export interface RedisNodeOptions {
   readonly log: Log;
   /** The matcher lease; the owner renews every third of it. Default 2000 ms (takeover < 3 s). */
   readonly leaseMs?: number;
+  /** The node heartbeat's TTL, renewed every lease/3. Default: the lease (a dead node's servers leave the core within about 3 s). */
+  readonly heartbeatMs?: number;
   /** What the view shows while another node runs the matcher. */
   readonly idleView: CoordinatorView;
 }
@@ -44,7 +47,9 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   // Blocking reads hold their connection: the gateway and the seat get one each.
   const [gatewayReader, seatReader] = [0, 1].map(() => (client as { duplicate(): RedisClient }).duplicate());
   await Promise.all([gatewayReader, seatReader].map((c) => waitReady(c!, options.log, options.url)));
-  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)));
+  const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
+  await heartbeat.start();
+  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)), heartbeat);
   let core: Coordinator | undefined;
   const seat = await MatcherSeat.open(client, seatReader!, {
     config: options.config,

@@ -7,6 +7,7 @@ import { FactoryRegistry } from '../../factories/factory-registry.js';
 import { runScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead } from '../stream-reply.js';
 import { decode, encode, fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
+import type { NodeHeartbeat } from './node-heartbeat.js';
 import { relayKeys } from './relay-keys.js';
 
 interface Waiting {
@@ -21,6 +22,8 @@ interface Waiting {
  * owner's included, so one path serves all. When the owner changes (the fencing token moves),
  * the finds still waiting here are sent again (same ticket ids: they resume) and the game
  * servers are asked to reconnect, which re-announces their running games to the new owner.
+ * It renews the node's heartbeat on the same beat; when it finds it lapsed (this node stalled
+ * past its TTL, and the owner may have disconnected its servers), it does the same hand-over.
  */
 export class RelayGateway implements CoordinatorCommands {
   private readonly waiting = new Map<string, Waiting>();
@@ -39,6 +42,8 @@ export class RelayGateway implements CoordinatorCommands {
     templates: readonly FactoryTemplate[],
     private readonly log: Log,
     watchEveryMs: number,
+    /** Started before the gateway relays anything; renewed on every watch. */
+    private readonly heartbeat: NodeHeartbeat,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
     this.registry = new FactoryRegistry(templates, () => null);
@@ -96,7 +101,7 @@ export class RelayGateway implements CoordinatorCommands {
     this.beginShutdown();
     this.reader.disconnect();
     await this.loop;
-    await this.client.del(relayKeys.out(this.nodeId)).catch(() => undefined);
+    await Promise.all([this.client.del(relayKeys.out(this.nodeId)), this.heartbeat.stop()]).catch(() => undefined);
   }
 
   /** Calls fail at once while Redis is unreachable: UNAVAILABLE, with the reason. */
@@ -168,21 +173,34 @@ export class RelayGateway implements CoordinatorCommands {
     }
   }
 
-  /** A new fencing token means a new owner: hand it what this node holds. */
+  /** Renews the heartbeat; a new fencing token (a new owner) or a lapsed heartbeat: hand over what this node holds. */
   private async watchOwner(): Promise<void> {
     let fence: string | null;
+    let alive: boolean;
     try {
-      fence = await this.client.get(relayKeys.fence);
+      [alive, fence] = await Promise.all([this.heartbeat.renew(), this.client.get(relayKeys.fence)]);
     } catch {
       return;
     }
     const before = this.fence;
     this.fence = fence;
-    if (before === undefined || before === null || before === fence) return;
-    this.log.info({ fence, tickets: this.waiting.size, servers: this.servers.size }, 'relay: the matcher owner changed; resending finds, reconnecting servers');
+    if (before !== undefined && before !== null && before !== fence) this.handOver('the matcher owner changed', false);
+    else if (!alive) this.handOver("this node's heartbeat lapsed", true);
+  }
+
+  /**
+   * Sends the waiting finds again (same ids: they resume) and asks the game servers to reconnect
+   * (their hello re-announces their games). After a lapse, the owner may still hold them routed
+   * here: a `bye` first, so their new hello is a fresh connection, not a replacement.
+   */
+  private handOver(reason: string, sayBye: boolean): void {
+    this.log.info({ reason, tickets: this.waiting.size, servers: this.servers.size }, 'relay: resending finds, reconnecting servers');
     for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
-    const servers = [...this.servers.values()];
+    const servers = [...this.servers];
     this.servers.clear();
-    for (const channel of servers) channel.close(new MatchmakingError('UNAVAILABLE', 'the matcher moved to another node: reconnect and send hello again'));
+    for (const [serverId, channel] of servers) {
+      if (sayBye) this.send({ k: 'bye', node: this.nodeId, serverId });
+      channel.close(new MatchmakingError('UNAVAILABLE', `${reason}: reconnect and send hello again`));
+    }
   }
 }

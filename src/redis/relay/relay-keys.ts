@@ -16,6 +16,8 @@ export const relayKeys = {
   tickets: `${base}:tickets`,
   /** The owner's answers to one node: ticket updates, server orders. */
   out: (nodeId: string) => `${base}:out:${nodeId}`,
+  /** A node's heartbeat (SET PX, renewed by its gateway): lapsed means its game servers are gone. */
+  node: (nodeId: string) => `${base}:node:${nodeId}`,
   /** A ticket's assignment, kept for a client that resumes on another node. */
   assigned: (ticketId: string) => `${base}:a:${ticketId}`,
 };

@@ -1,0 +1,44 @@
+import type { ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
+import type { MatchmakingError } from '../../errors/index.js';
+import { wireError, type OutMessage } from './relay-codec.js';
+
+/** The matcher owner's fenced answer to a node (MatcherSeat.answer). */
+export interface Answering {
+  answer(node: string, message: OutMessage): void;
+}
+
+/** A ticket's listener on the owner: its updates go to the node holding the client's stream. */
+export class RelayListener implements TicketListener {
+  constructor(
+    private readonly seat: Answering,
+    readonly node: string,
+    private readonly ticketId: string,
+  ) {}
+
+  update(update: TicketUpdate): void {
+    this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update });
+  }
+
+  fail(error: MatchmakingError): void {
+    this.seat.answer(this.node, { k: 'fail', ticketId: this.ticketId, error: wireError(error) });
+  }
+}
+
+/** A game server's stream as the owner sees it: orders go to the node holding the stream. */
+export class RelayChannel implements ServerChannel {
+  constructor(
+    private readonly seat: Answering,
+    /** Where the server's stream is; moves when the server reconnects through another node. */
+    public node: string,
+    private readonly serverId: string,
+  ) {}
+
+  send(order: ServerOrder): void {
+    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, order });
+  }
+
+  close(error: MatchmakingError): void {
+    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, error: wireError(error) });
+  }
+}
+
