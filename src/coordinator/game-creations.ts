@@ -179,12 +179,12 @@ export class GameCreations {
     this.deps.events.emit('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
   }
 
-  /** The creation on `serverId` with this request id, while it is in flight there. */
   /** Creations ordered on this server and not yet confirmed. */
   inFlightCount(serverId: string): number {
     return this.inFlight.get(serverId)?.size ?? 0;
   }
 
+  /** The creation on `serverId` with this request id, while it is in flight there. */
   inFlightOn(serverId: string, requestId: string): Creation | undefined {
     const creation = this.creations.get(requestId);
     return creation?.stage === 'inflight' && creation.serverId === serverId ? creation : undefined;
