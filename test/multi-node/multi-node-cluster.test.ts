@@ -38,7 +38,11 @@ describe('multi-node on a 3-master Redis Cluster', () => {
     const games = new Map<string, number>();
     for (const r of results) games.set(r.assignment.gameId, (games.get(r.assignment.gameId) ?? 0) + 1);
     expect([...games.values()]).toEqual([4, 4, 4, 4]);
-    const players = servers.flatMap((s) => [...s.games.values()].flatMap((g) => [...g.players])).sort();
+    // A client's assignment and its server's ReserveSeats travel different roads (node B's out
+    // stream, node A's outbox), so the last seats may land a moment after the last assignment.
+    const seated = () => servers.flatMap((s) => [...s.games.values()].flatMap((g) => [...g.players]));
+    for (const deadline = Date.now() + 10_000; seated().length < 16 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    const players = seated().sort();
     expect(players).toEqual(Array.from({ length: 16 }, (_, i) => `p-t${i}`).sort());
     client.close();
     servers.forEach((s) => s.close());
