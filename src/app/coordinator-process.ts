@@ -65,12 +65,15 @@ export function splitHostPort(field: string, value: string): { host: string; por
 export async function startCoordinatorProcess(options: ProcessOptions): Promise<RunningCoordinator> {
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
-  // A failed write loses only that ticket's restart recovery; metrics can count it here too (issue 10).
+  const metrics = new CoordinatorMetrics();
+  // A failed write loses only that ticket's restart recovery: logged and counted (issue 10).
   const store = LmdbStore.open(options.dataDir, {
-    onWriteFailed: (op, error, ticketId) => options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed'),
+    onWriteFailed: (op, error, ticketId) => {
+      metrics.storeWriteFailed(op);
+      options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
+    },
   });
   const starts = await store.recordStart(Date.now());
-  const metrics = new CoordinatorMetrics();
   const now = () => Date.now();
   const restored = store.tickets.loadAll();
   // Ratings live beside the tickets; each ladder's board is rebuilt in memory here (issue 12).

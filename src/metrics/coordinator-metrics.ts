@@ -21,6 +21,7 @@ export class CoordinatorMetrics {
   private readonly queueWait: Histogram<'factory'>;
   private readonly backoffs: Counter;
   private readonly limitRefusals: Counter<'limit'>;
+  private readonly storeWriteFailures: Counter<'op'>;
   private readonly competitiveGap: Histogram<'factory'>;
   private readonly competitiveWait: Histogram<'factory'>;
 
@@ -75,6 +76,12 @@ export class CoordinatorMetrics {
       name: 'gamefactory_limit_refusals_total',
       help: 'Calls, messages or streams refused or closed by a limit (issue 14), by the limit\'s name in factories.yaml limits:',
       labelNames: ['limit'],
+      registers,
+    });
+    this.storeWriteFailures = new Counter({
+      name: 'gamefactory_store_write_failures_total',
+      help: 'Ticket store (LMDB) writes that failed, by operation: those tickets would not survive a restart (issue 10)',
+      labelNames: ['op'],
       registers,
     });
     this.backoffs = new Counter({
@@ -186,6 +193,11 @@ export class CoordinatorMetrics {
 
   serverBackedOff(): void {
     this.backoffs.inc();
+  }
+
+  /** A ticket store write failed (`op`: save or remove). */
+  storeWriteFailed(op: string): void {
+    this.storeWriteFailures.inc({ op });
   }
 
   /** A limit refused a call or message, or closed an idle stream. */
