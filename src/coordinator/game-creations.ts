@@ -1,7 +1,8 @@
 import type { CoordinatorConfig } from '../config/config.js';
-import { DecayingRate, estimateWaitMs, type PlacementPort, type ServerCapacity } from '../placement/index.js';
+import type { PlacementPort, ServerCapacity } from '../placement/index.js';
 import type { Assignment } from './messages.js';
 import type { CoreDeps } from './ports.js';
+import { QueuePositions } from './queue-positions.js';
 import type { ServerRoster } from './servers/server-roster.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
@@ -14,11 +15,6 @@ export type CreationOutcome =
 
 /** How many queued parties to try against newly opened seats per event: bounds the work. */
 const QUEUED_MATCH_WINDOW = 16;
-/** How many queue positions to refresh after the queue moves. */
-const POSITION_UPDATE_WINDOW = 64;
-const POSITION_REFRESH_MS = 1000;
-/** Queue positions refreshed each period, per factory: the head moves; the tail hears when it nears. */
-const POSITION_REFRESH_WINDOW = 1000;
 /** A placement call that failed is asked again after this. */
 const PLACEMENT_RETRY_MS = 1000;
 
@@ -38,11 +34,10 @@ export class GameCreations {
   private readonly waitingByFactory = new Map<string, Set<string>>();
   /** Creations in flight on each server. */
   private readonly inFlight = new Map<string, Set<string>>();
-  /** Recent game starts, behind the wait estimates shown to queued clients. */
-  private readonly starts = new DecayingRate(10_000);
+  /** What queued clients are told of their place in line. */
+  private readonly positions: QueuePositions;
   private draining = false;
   private drainAgain = false;
-  private cancelPositionRefresh: (() => void) | undefined;
 
   constructor(
     private readonly config: CoordinatorConfig,
@@ -57,8 +52,20 @@ export class GameCreations {
      * counted in every position reported, so a retried ticket's first answer is already its
      * restored place (issue 10, defect 2).
      */
-    private readonly restoredAhead: (ticket: Ticket) => number = () => 0,
-  ) {}
+    restoredAhead: (ticket: Ticket) => number = () => 0,
+  ) {
+    this.positions = new QueuePositions(
+      deps,
+      placement,
+      book,
+      (requestId) => {
+        const creation = this.creations.get(requestId);
+        return creation?.stage === 'queued' ? creation : undefined;
+      },
+      () => this.waitingByFactory.keys(),
+      restoredAhead,
+    );
+  }
 
   // ---------------------------------------------------------------- servers
 
@@ -128,9 +135,8 @@ export class GameCreations {
           creation.queuedAt = this.deps.now();
           for (const ticketId of creation.ticketIds) {
             this.book.persist(ticketId);
-            this.report(this.book.queued(ticketId, creation.requestId, placed.position), placed.position);
+            this.positions.joined(ticketId, creation.requestId, placed.position);
           }
-          this.schedulePositionRefresh();
         }
       },
       (error: unknown) => {
@@ -217,7 +223,7 @@ export class GameCreations {
     this.inFlight.get(serverId)?.delete(creation.requestId);
     this.roster.creationSucceeded(serverId);
     this.call(this.placement.confirm(serverId));
-    this.starts.record(this.deps.now());
+    this.positions.gameStarted();
     this.forget(creation);
     const serverEndpoint = this.roster.endpoint(serverId) ?? '';
     return {
@@ -348,7 +354,7 @@ export class GameCreations {
           this.dispatch(creation, p.serverId);
         }
         if (retryAt !== undefined) this.deps.timers.set(() => this.drain(), retryAt - this.deps.now());
-        for (const factory of moved) this.reportPositions(factory, POSITION_UPDATE_WINDOW);
+        for (const factory of moved) this.positions.refresh(factory);
         this.drained();
       },
       (error: unknown) => {
@@ -381,55 +387,12 @@ export class GameCreations {
 
   /** Tells a ticket where it stands: its place in line, when it waits for a slot. */
   reportPosition(ticket: Ticket): void {
-    const creation = ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined;
-    if (creation?.stage !== 'queued' || !ticket.listener) return;
-    this.call(
-      this.placement.position(creation.requestId).then((position) => {
-        const now = this.book.get(ticket.id);
-        if (position === undefined || now?.state.kind !== 'placing' || now.state.creationId !== creation.requestId) return;
-        this.report(this.book.queued(ticket.id, creation.requestId, position), position);
-      }),
-    );
-  }
-
-  private report(ticket: Ticket, queuePosition: number): void {
-    if (!ticket.listener) return;
-    const position = queuePosition + this.restoredAhead(ticket);
-    ticket.listener.update({
-      kind: 'queued',
-      factory: ticket.factory,
-      position,
-      // 0 when nothing has started lately: no estimate rather than a made-up one.
-      estimatedWaitMs: estimateWaitMs(position, this.starts.perSecond(this.deps.now())) ?? 0,
-    });
-  }
-
-  private reportPositions(factory: string, count: number): void {
-    this.call(
-      this.placement.head(factory, count).then((requestIds) => {
-        requestIds.forEach((requestId, i) => {
-          const creation = this.creations.get(requestId);
-          if (creation?.stage !== 'queued') return;
-          for (const ticketId of creation.ticketIds) {
-            if (this.book.get(ticketId)) this.report(this.book.queued(ticketId, requestId, i + 1), i + 1);
-          }
-        });
-      }),
-    );
-  }
-
-  private schedulePositionRefresh(): void {
-    if (this.cancelPositionRefresh) return;
-    this.cancelPositionRefresh = this.deps.timers.set(() => {
-      this.cancelPositionRefresh = undefined;
-      for (const factory of this.waitingByFactory.keys()) this.reportPositions(factory, POSITION_REFRESH_WINDOW);
-      if (this.waitingByFactory.size > 0) this.schedulePositionRefresh();
-    }, POSITION_REFRESH_MS);
+    this.positions.report(ticket, ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined);
   }
 
   /** Estimated wait for the next arrival in a factory's line (a retry hint). */
   estimatedWaitMs(factory: string): number {
-    return estimateWaitMs(this.waiting(factory) + 1, this.starts.perSecond(this.deps.now())) ?? 0;
+    return this.positions.estimatedWaitMs(this.waiting(factory) + 1);
   }
 
   /** Logs a failed port call; the caller has nothing to wait for. */
