@@ -1,6 +1,6 @@
 /**
  * Every size has a bound, so no client can make the coordinator hold unbounded memory or do
- * unbounded work. The README's "Input limits" table lists these.
+ * unbounded work. docs/protocol.md's "Input limits" table lists these.
  */
 export const LIMITS = {
   /** Attributes in one map (server, partition, matchable, predicates). */

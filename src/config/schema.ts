@@ -84,7 +84,7 @@ const competitive = z.strictObject({
   /**
    * 1v1: whose window a pair must fit. reciprocal (default): both windows (the skill-bucket
    * design, round one's behaviour); longer-waiter: the window of whoever has waited longer
-   * (README "Match quality" compares them); mean: the mean of the two (the lenience model).
+   * (docs/match-quality.md compares them); mean: the mean of the two (the lenience model).
    */
   pairWindow: z.enum(['reciprocal', 'longer-waiter', 'mean']).default('reciprocal'),
   /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */

@@ -11,7 +11,7 @@ const POSITION_REFRESH_MS = 1000;
 const POSITION_REFRESH_WINDOW = 1000;
 
 /**
- * What queued clients are told of their place in line (README "Restarts": when they join it,
+ * What queued clients are told of their place in line (docs/architecture.md "Restarts": when they join it,
  * whenever its head moves, and every second for the first 1000 of each factory), with a wait
  * estimate from the recent rate of game starts. Reads the line through the placement port and
  * the creations through `queuedCreation`; moves tickets only through the TicketBook.

@@ -65,7 +65,7 @@ function topOf<T>(rows: readonly T[], keep: (row: T) => boolean, compare: (a: T,
   return { total: rows.length, matching: matching.length, rows: matching.slice(0, top) };
 }
 
-/** The body of GET /api/overview (documented in the README, "Operator page"). */
+/** The body of GET /api/overview (documented in docs/operations.md, "Operator page"). */
 export function overview(board: OperatorBoard, query: OverviewQuery) {
   const { at, totals, factories, servers } = board.state;
   const f = query.factoryFilter;

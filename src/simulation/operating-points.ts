@@ -40,7 +40,7 @@ export const OUR_GROWTHS = [0.01, 0.05, 0.2] as const;
 export const OUR_CAPS_S = [10, 120] as const;
 /**
  * Both pair-window rules (factories.yaml `pairWindow`) are settings of ours: longer-waiter gives
- * closer games where waits are long, reciprocal where they are short (README "Match quality").
+ * closer games where waits are long, reciprocal where they are short (docs/match-quality.md).
  */
 export const OUR_PAIR_WINDOWS: readonly PairWindow[] = ['longer-waiter', 'reciprocal'];
 /** Our batch interval at these points: the baselines' check period, so neither side batches longer. */

@@ -27,7 +27,7 @@ describe('Redis restart', () => {
     }
   });
 
-  it('without persistence, a restart forgets everything (what the README warns about)', async (ctx) => {
+  it('without persistence, a restart forgets everything (what docs/scale-out.md warns about)', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const first = await RedisServer.start();
     let client = new Redis(first.port, '127.0.0.1');
