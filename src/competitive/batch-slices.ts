@@ -1,6 +1,7 @@
 import type { BatchEntry } from './batch-entry.js';
 import type { CompetitivePlayer, CompetitiveTicket, PairWindow, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
+import { pairWithinBudgets } from './budget-pairing.js';
 import { pairNeighbours } from './one-on-one-pairing.js';
 import { seededRandom } from './seeded-random.js';
 import { SoftPreferences } from './soft-preferences.js';
@@ -277,7 +278,11 @@ export function solveEntries(
   let converged = true;
   if (context.teams === 2 && context.teamSize === 1) {
     // Written straight into the arrays: game() would take three throwaway arrays per pair.
-    for (const pairing of pairNeighbours(entries, venue, context.sigma, soft, context.pairWindow)) {
+    const pairings =
+      context.pairWindow === 'budget'
+        ? pairWithinBudgets(entries, venue, context.sigma, soft, context.regions)
+        : pairNeighbours(entries, venue, context.sigma, soft, context.pairWindow);
+    for (const pairing of pairings) {
       const gap = pairing.high.score - pairing.low.score;
       teamLength.push(1, 1);
       members.push(pairing.high.index - first, pairing.low.index - first);

@@ -1,15 +1,20 @@
+import { ArrivalDensity } from './arrival-density.js';
 import { partyScore, sortedBatch, type BatchEntry } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
+  DEFAULT_PLAYER_LIMITS,
   type CompetitiveConfig,
   type CompetitiveTicket,
   type FormedGame,
+  type PairWindow,
 } from './competitive-config.js';
 import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
 import { DEFAULT_PAIR_WINDOW, windowAllows } from './one-on-one-pairing.js';
+import { predictedBalance, type RatedPlayer } from './match-quality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
+import { planTarget, TargetWindows } from './target-windows.js';
 import { validateTicket } from './ticket-validation.js';
 
 export interface CompetitiveMatcherDeps {
@@ -62,10 +67,19 @@ export class CompetitiveMatcher {
   private readonly schedule: ExpansionSchedule;
   private readonly distribution = new ScoreDistribution();
   private readonly gaps = new GapHistogram();
+  /** Arrivals over score, for a wait target's windows; undefined without a target. */
+  private readonly arrivals: ArrivalDensity | undefined;
+  private readonly pairWindow: PairWindow;
   private gamesFormed = 0;
   /** When the interval of the next batch started: the last batch, or the first arrival after it. */
   private intervalStart: number | undefined;
   private lastBatchAt: number | undefined;
+  /**
+   * Time between batches while tickets wait (moving average, ms): the part of every wait a target
+   * cannot shorten, whether it comes from intervalMs or from how often the caller asks.
+   */
+  private batchSpacing: number;
+  private waitedAfterLastBatch = false;
   private arrivalsSinceBatch = 0;
   /** Tickets removed so far; while it has not moved since prepare, every ticket of the batch still waits. */
   private removals = 0;
@@ -81,6 +95,11 @@ export class CompetitiveMatcher {
   ) {
     assertValidCompetitiveConfig(config);
     this.schedule = new ExpansionSchedule(config.expansion);
+    this.batchSpacing = config.batch.intervalMs;
+    this.arrivals = config.target === undefined ? undefined : new ArrivalDensity();
+
+    // A target's windows are what waiting is expected to cost, which the budget pairing weighs.
+    this.pairWindow = config.pairWindow ?? (config.target === undefined ? DEFAULT_PAIR_WINDOW : 'budget');
   }
 
   /** Throws on an invalid ticket (see validateTicket) or an id already waiting. */
@@ -92,8 +111,10 @@ export class CompetitiveMatcher {
     if (this.pool.size === 0) {
       this.intervalStart = Math.max(this.lastBatchAt ?? -Infinity, ticket.enqueuedAt);
     }
-    this.pool.set(ticket.ticketId, { ticket, score: partyScore(ticket) });
+    const score = partyScore(ticket);
+    this.pool.set(ticket.ticketId, { ticket, score });
     this.arrivalsSinceBatch += 1;
+    this.arrivals?.record(score, ticket.enqueuedAt);
     for (const player of ticket.players) this.distribution.record(player.score);
   }
 
@@ -193,16 +214,17 @@ export class CompetitiveMatcher {
       tickets[k] = w.ticket;
       scores[k] = w.score;
     }
-    const { entries, order } = sortedBatch(tickets, this.schedule, now, scores);
+    const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
+    const { entries, order } = sortedBatch(tickets, this.schedule, now, scores, this.targetWindows(now, sigma));
     const context: SliceContext = {
       teams: this.config.teams,
       teamSize: this.config.teamSize,
       teamScore: this.config.teamScore,
       maps: this.config.maps,
       regions: this.config.regions,
-      sigma: this.distribution.stdDev > 0 ? this.distribution.stdDev : 1,
+      sigma,
       softPreferences: this.config.softPreferences ?? [],
-      pairWindow: this.config.pairWindow ?? DEFAULT_PAIR_WINDOW,
+      pairWindow: this.pairWindow,
     };
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
@@ -210,7 +232,7 @@ export class CompetitiveMatcher {
     for (let from = 0; from < entries.length; ) {
       let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
-        while (to < entries.length && windowAllows(entries[to - 1] as BatchEntry, entries[to] as BatchEntry, context.pairWindow!)) to += 1;
+        while (to < entries.length && pairsAcross(entries, to, context.pairWindow!)) to += 1;
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
       const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
@@ -219,6 +241,16 @@ export class CompetitiveMatcher {
     }
     this.outstanding = true;
     return { at: now, waiting, order, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
+  }
+
+  /** This batch's windows under a wait target; undefined when the expansion's steps give them. */
+  private targetWindows(now: number, sigma: number): TargetWindows | undefined {
+    const { target } = this.config;
+    if (target === undefined || this.arrivals === undefined) return undefined;
+    const limits = this.config.playerLimits ?? DEFAULT_PLAYER_LIMITS;
+    const plan = planTarget(target, this.batchSpacing, limits.waitBudgetMs.max);
+    const gap = target.meanGapSigma === undefined ? undefined : target.meanGapSigma * sigma;
+    return new TargetWindows(this.arrivals.snapshot(now), plan, gap);
   }
 
   /**
@@ -249,20 +281,25 @@ export class CompetitiveMatcher {
         let players = 0;
         for (let t = 0; t < teamCount; t++) players += result.teamLength[g * teamCount + t] as number;
         const teams = new Array<string[]>(teamCount);
+        const rated = new Array<RatedPlayer[]>(teamCount);
         const waitsMs = new Array<number>(players);
         let w = 0;
         let alive = true;
         for (let t = 0; t < teamCount; t++) {
           const length = result.teamLength[g * teamCount + t] as number;
           const ids = new Array<string>(length);
+          const side: RatedPlayer[] = [];
           for (let k = 0; k < length; k++) {
             const entry = batch.entries[offset + (result.members[member++] as number)] as BatchEntry;
             const ticket = entry.ticket;
             if (checkPool && this.pool.get(ticket.ticketId)?.ticket !== ticket) alive = false;
             ids[k] = ticket.ticketId;
             waitsMs[w++] = entry.waitMs;
+            const uncertainty = ticket.scoreUncertainty ?? 0;
+            for (const player of ticket.players) side.push({ score: player.score, uncertainty });
           }
           teams[t] = ids;
+          rated[t] = side;
         }
         if (!alive) {
           dropped += 1;
@@ -277,6 +314,7 @@ export class CompetitiveMatcher {
         formed.push(
           this.start(
             teams,
+            rated,
             waitsMs,
             map < 0 ? undefined : this.config.maps[map],
             region < 0 ? undefined : this.config.regions[region],
@@ -293,14 +331,26 @@ export class CompetitiveMatcher {
 
     const now = batch.at;
     this.outstanding = false;
+    if (this.waitedAfterLastBatch && this.lastBatchAt !== undefined) {
+      this.batchSpacing += 0.1 * (now - this.lastBatchAt - this.batchSpacing);
+    }
+    this.waitedAfterLastBatch = this.pool.size > 0;
     this.lastBatchAt = now;
     this.intervalStart = now;
     this.arrivalsSinceBatch -= batch.arrivals;
     this.nextRelaxationAt = undefined;
-    for (const { ticket } of this.pool.values()) {
-      const at = this.schedule.nextRelaxationAt(ticket.enqueuedAt, now);
-      if (at !== undefined && (this.nextRelaxationAt === undefined || at < this.nextRelaxationAt)) {
-        this.nextRelaxationAt = at;
+    if (this.arrivals !== undefined) {
+      // A target's windows widen with every moment waited: any later batch may differ.
+      if (this.pool.size > 0) this.nextRelaxationAt = now;
+    } else {
+      for (const { ticket } of this.pool.values()) {
+        let at = this.schedule.nextRelaxationAt(ticket.enqueuedAt, now);
+        // A ticket's own budget running out widens its window to any gap.
+        const spent = ticket.waitBudgetMs === undefined ? undefined : ticket.enqueuedAt + ticket.waitBudgetMs;
+        if (spent !== undefined && spent > now && (at === undefined || spent < at)) at = spent;
+        if (at !== undefined && (this.nextRelaxationAt === undefined || at < this.nextRelaxationAt)) {
+          this.nextRelaxationAt = at;
+        }
       }
     }
     this.report = {
@@ -358,6 +408,7 @@ export class CompetitiveMatcher {
   /** Records a started game's quality (its tickets leave the pool in takeFromPool). */
   private start(
     teams: string[][],
+    rated: readonly (readonly RatedPlayer[])[],
     waitsMs: number[],
     map: string | undefined,
     region: string | undefined,
@@ -367,8 +418,26 @@ export class CompetitiveMatcher {
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;
-    return { teams, map, region, quality: { scoreGap, teamImbalance, gapInSigma, waitsMs } };
+    const beta = this.config.performanceSd ?? (this.distribution.stdDev > 0 ? this.distribution.stdDev / 2 : 1);
+    const { favouriteWinProbability, matchQuality } = predictedBalance(rated, beta);
+    return {
+      teams,
+      map,
+      region,
+      quality: { scoreGap, teamImbalance, gapInSigma, waitsMs, favouriteWinProbability, matchQuality },
+    };
   }
+}
+
+/**
+ * Whether some pair the 1v1 pairing may form crosses the cut before entries[to]: the neighbours
+ * there, or, for the budget pairing (which pairs over one ticket too), a pair over the cut.
+ */
+function pairsAcross(entries: readonly BatchEntry[], to: number, rule: PairWindow): boolean {
+  const at = (k: number) => entries[k] as BatchEntry;
+  if (windowAllows(at(to - 1), at(to), rule)) return true;
+  if (rule !== 'budget') return false;
+  return (to >= 2 && windowAllows(at(to - 2), at(to), rule)) || (to + 1 < entries.length && windowAllows(at(to - 1), at(to + 1), rule));
 }
 
 /**

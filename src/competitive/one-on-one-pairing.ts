@@ -12,6 +12,7 @@ export function pairWindowOf(a: BatchEntry, b: BatchEntry, rule: PairWindow): nu
     case 'reciprocal':
       return Math.min(a.maxScoreGap, b.maxScoreGap);
     case 'mean':
+    case 'budget':
       return (a.maxScoreGap + b.maxScoreGap) / 2;
     case 'longer-waiter':
       if (a.waitMs > b.waitMs) return a.maxScoreGap;
@@ -85,7 +86,7 @@ export function pairNeighbours(
 }
 
 /** `members` is scratch space reused across calls: a batch of n tickets makes no n throwaway arrays. */
-function tryPair(
+export function tryPair(
   low: BatchEntry,
   high: BatchEntry,
   venue: VenueChoice,
@@ -102,7 +103,7 @@ function tryPair(
   return { low, high, map, region };
 }
 
-function pairCost(pairing: Pairing, sigma: number, soft: SoftPreferences, members: BatchEntry[]): number {
+export function pairCost(pairing: Pairing, sigma: number, soft: SoftPreferences, members: BatchEntry[]): number {
   const w = OBJECTIVE_WEIGHTS;
   members[0] = pairing.low;
   members[1] = pairing.high;

@@ -1,0 +1,182 @@
+import { ScoreDistribution } from './score-distribution.js';
+
+/**
+ * How many tickets arrive per millisecond near a score: the live arrival rate and score density a
+ * wait target turns into windows (target-windows.ts). A ticket whose neighbours in score are rare
+ * must accept a wider gap to be matched within its budget; one among many can afford to wait for a
+ * close partner.
+ *
+ * A histogram of arrivals over score, bins an eighth of the scores' spread wide, each count fading
+ * with time constant `horizonMs` (exponential forgetting, so the rate follows a daily curve but not
+ * every burst). The density at a score is the counts around its bin divided by their width and the
+ * horizon: widened bin by bin until it holds `neighbours` arrivals (k-nearest-neighbour smoothing),
+ * so the sparse tails of the distribution are not read as empty. O(1) per arrival; a snapshot for a
+ * batch costs O(bins), a look-up O(1).
+ */
+export class ArrivalDensity {
+  /** Bins either side of the anchor: scores beyond 8 spreads from it fall in the edge bins. */
+  private static readonly halfBins = 64;
+  private static readonly binsPerSigma = 8;
+  /** Arrivals a density estimate is made of, at least, where there are that many. */
+  private static readonly neighbours = 24;
+  /** Forgetting is applied lazily: weights grow as e^(t/horizon) until they are renormalised. */
+  private static readonly renormaliseAfter = 30;
+
+  private readonly spread = new ScoreDistribution();
+  private readonly counts = new Float64Array(2 * ArrivalDensity.halfBins);
+  /** Scores of the first arrivals, binned once the spread is known. */
+  private pending: { score: number; at: number }[] = [];
+  private origin = 0;
+  private width = 0;
+  private anchored = false;
+  /** Weights are e^((at - epoch) / horizon). */
+  private epoch: number | undefined;
+  private firstAt: number | undefined;
+
+  constructor(private readonly horizonMs = 300_000) {}
+
+  record(score: number, at: number): void {
+    this.spread.record(score);
+    this.firstAt = this.firstAt === undefined ? at : Math.min(this.firstAt, at);
+    if (!this.anchored) {
+      this.pending.push({ score, at });
+      if (this.pending.length >= ArrivalDensity.neighbours) this.anchor();
+      return;
+    }
+    this.add(score, at);
+  }
+
+  /** The density around every bin at `now`, for one batch's windows. */
+  snapshot(now: number): DensitySnapshot {
+    if (!this.anchored) return this.earlySnapshot(now);
+    if (this.drifted()) this.rebin();
+    const span = this.effectiveSpan(now);
+    const fade = this.epoch === undefined ? 0 : Math.exp(-(now - this.epoch) / this.horizonMs);
+    const n = this.counts.length;
+    const prefix = new Float64Array(n + 1);
+    for (let b = 0; b < n; b++) prefix[b + 1] = (prefix[b] as number) + (this.counts[b] as number) * fade;
+    const total = prefix[n] as number;
+    const density = new Float64Array(n);
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < n && (this.counts[lo] as number) === 0) lo += 1;
+    while (hi >= 0 && (this.counts[hi] as number) === 0) hi -= 1;
+    let weighted = 0;
+    let inverseRoots = 0;
+    for (let b = 0; b < n; b++) {
+      // Widen around the bin until it holds enough arrivals or covers every bin that has any.
+      let r = 0;
+      const need = Math.min(ArrivalDensity.neighbours, total);
+      let from = b;
+      let to = b + 1;
+      while ((prefix[to] as number) - (prefix[from] as number) < need && (from > lo || to <= hi)) {
+        r += 1;
+        from = Math.max(0, b - r);
+        to = Math.min(n, b + r + 1);
+      }
+      const inside = (prefix[to] as number) - (prefix[from] as number);
+      const value = inside / (span * (2 * r + 1) * this.width);
+      density[b] = value;
+      const share = (this.counts[b] as number) * fade;
+      weighted += share * value;
+      if (share > 0) inverseRoots += share / Math.sqrt(value);
+    }
+    return new DensitySnapshot(
+      density,
+      this.origin,
+      this.width,
+      total > 0 ? weighted / total : 0,
+      total > 0 ? inverseRoots / total : Infinity,
+      total / span,
+    );
+  }
+
+  /** Fewer arrivals than a density needs: one uniform density over the spread seen so far. */
+  private earlySnapshot(now: number): DensitySnapshot {
+    const span = this.effectiveSpan(now);
+    const count = this.pending.length;
+    const width = Math.max(4 * this.spread.stdDev, floorWidth(this.spread.mean));
+    const value = count / (span * width);
+    return new DensitySnapshot(Float64Array.of(value), this.spread.mean, Infinity, value, 1 / Math.sqrt(value), count / span);
+  }
+
+  /** The horizon the decayed counts cover: shorter than horizonMs while the first arrival is recent. */
+  private effectiveSpan(now: number): number {
+    const since = Math.max(0, now - (this.firstAt ?? now));
+    return Math.max(1, this.horizonMs * -Math.expm1(-since / this.horizonMs));
+  }
+
+  private anchor(): void {
+    this.origin = this.spread.mean;
+    this.width = Math.max(this.spread.stdDev, floorWidth(this.spread.mean)) / ArrivalDensity.binsPerSigma;
+    this.anchored = true;
+    const pending = this.pending;
+    this.pending = [];
+    for (const { score, at } of pending) this.add(score, at);
+  }
+
+  /** The spread moved far from the one bins were cut for (a new season, a rescaled rating). */
+  private drifted(): boolean {
+    const sigma = Math.max(this.spread.stdDev, floorWidth(this.spread.mean));
+    const binned = this.width * ArrivalDensity.binsPerSigma;
+    return sigma > 2 * binned || sigma < binned / 2 || Math.abs(this.spread.mean - this.origin) > 2 * binned;
+  }
+
+  /** New bins for the current spread; each old bin's count moves to the bin holding its centre. */
+  private rebin(): void {
+    const old = Float64Array.from(this.counts);
+    const oldOrigin = this.origin;
+    const oldWidth = this.width;
+    this.counts.fill(0);
+    this.origin = this.spread.mean;
+    this.width = Math.max(this.spread.stdDev, floorWidth(this.spread.mean)) / ArrivalDensity.binsPerSigma;
+    for (let b = 0; b < old.length; b++) {
+      const count = old[b] as number;
+      if (count > 0) this.counts[this.binOf(oldOrigin + (b - ArrivalDensity.halfBins + 0.5) * oldWidth)]! += count;
+    }
+  }
+
+  private add(score: number, at: number): void {
+    if (this.epoch === undefined) this.epoch = at;
+    let exponent = (at - this.epoch) / this.horizonMs;
+    if (exponent > ArrivalDensity.renormaliseAfter) {
+      const fade = Math.exp(-exponent);
+      for (let b = 0; b < this.counts.length; b++) this.counts[b] = (this.counts[b] as number) * fade;
+      this.epoch = at;
+      exponent = 0;
+    }
+    this.counts[this.binOf(score)]! += Math.exp(exponent);
+  }
+
+  private binOf(score: number): number {
+    const b = Math.floor((score - this.origin) / this.width) + ArrivalDensity.halfBins;
+    return Math.min(this.counts.length - 1, Math.max(0, b));
+  }
+}
+
+/** One batch's view of the density: arrivals per ms per score unit near a score. */
+export class DensitySnapshot {
+  constructor(
+    private readonly density: Float64Array,
+    private readonly origin: number,
+    private readonly width: number,
+    /** The density the average arrival sees (arrival-weighted mean); 0 before any arrival. */
+    readonly typical: number,
+    /** The arrival-weighted mean of 1 / sqrt(density): what the mean first window scales with. */
+    readonly meanInverseRoot: number,
+    /** Arrivals per ms over the horizon. */
+    readonly ratePerMs: number,
+  ) {}
+
+  at(score: number): number {
+    if (this.density.length === 1) return this.density[0] as number;
+    const half = this.density.length / 2;
+    const b = Math.floor((score - this.origin) / this.width) + half;
+    return this.density[Math.min(this.density.length - 1, Math.max(0, b))] as number;
+  }
+}
+
+/** The smallest spread bins are cut for: scores that are all equal still get a bin width > 0. */
+function floorWidth(centre: number): number {
+  return 1e-3 * Math.max(1, Math.abs(centre));
+}
