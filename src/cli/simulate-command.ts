@@ -43,10 +43,19 @@ export function registerSimulateCommand(program: Command): void {
       for (const chart of charts) writeFileSync(join(opts.out, chart.file), chart.svg);
       console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s] wrote ${opts.out}/report.json and ${charts.length} charts`);
       for (const goal of report.goals) {
-        const ours = goal.ours ? `${goal.ours.setting}: ${goal.ours.meanGapSigma} sd` : 'no setting of ours waits as little';
+        const ours = goal.ours ? `${goal.ours.matcher} ${goal.ours.setting}: ${goal.ours.meanGapSigma} sd` : 'no setting of ours waits as little';
         console.log(
           `${goal.rate}/s vs ${goal.baseline} (${goal.baselineSetting}): ${goal.baselineGap} sd; ours ${ours}; ` +
             `${Number.isNaN(goal.gapReduction) ? '-' : `${(goal.gapReduction * 100).toFixed(0)}% lower`} ${goal.met ? 'MET' : 'not met'}`,
+        );
+      }
+      const g = report.goalSummary;
+      console.log(`gap lower at ${g.lower} of ${g.points} baseline points, by 20% or more at ${g.met}: ${g.achieved ? 'goal met' : 'goal not met'}`);
+      for (const s of report.shipped) {
+        const best = s.best ? `${s.best.matcher} ${s.best.setting}: ${s.best.meanGapSigma} sd` : 'none waits as little';
+        console.log(
+          `${s.rate}/s ${report.scenario.factory} as shipped: ${s.shipped.meanGapSigma} sd at ${s.shipped.meanWaitS} s mean, ${s.shipped.p99WaitS} s p99; ` +
+            `best of ours waiting no longer ${best}; ${(s.excess * 100).toFixed(1)}% above: ${s.onFrontier ? 'on the frontier' : 'NOT on the frontier'}`,
         );
       }
       for (const r of report.ratings) {

@@ -168,11 +168,14 @@ export class DensitySnapshot {
     readonly ratePerMs: number,
   ) {}
 
+  /** Interpolated between the centres of the two nearest bins, so a bin's edge is not a step. */
   at(score: number): number {
-    if (this.density.length === 1) return this.density[0] as number;
-    const half = this.density.length / 2;
-    const b = Math.floor((score - this.origin) / this.width) + half;
-    return this.density[Math.min(this.density.length - 1, Math.max(0, b))] as number;
+    const last = this.density.length - 1;
+    if (last === 0) return this.density[0] as number;
+    const x = Math.min(last, Math.max(0, (score - this.origin) / this.width + this.density.length / 2 - 0.5));
+    const b = Math.min(last - 1, Math.floor(x));
+    const frac = x - b;
+    return (1 - frac) * (this.density[b] as number) + frac * (this.density[b + 1] as number);
   }
 }
 

@@ -280,7 +280,12 @@ export function solveEntries(
     // Written straight into the arrays: game() would take three throwaway arrays per pair.
     const pairings =
       context.pairWindow === 'budget'
-        ? pairWithinBudgets(entries, venue, context.sigma, soft, context.regions)
+        ? pairWithinBudgets(entries, venue, context.sigma, {
+            soft,
+            softPreferences: context.softPreferences ?? [],
+            regions: context.regions,
+            maps: context.maps,
+          })
         : pairNeighbours(entries, venue, context.sigma, soft, context.pairWindow);
     for (const pairing of pairings) {
       const gap = pairing.high.score - pairing.low.score;

@@ -1,6 +1,7 @@
 import type { BatchEntry } from './batch-entry.js';
 import { OBJECTIVE_WEIGHTS } from './game-objective.js';
 import { pairCost, tryPair, type Pairing } from './one-on-one-pairing.js';
+import type { SoftPreference } from './competitive-config.js';
 import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
 import type { VenueChoice } from './venue-choice.js';
 
@@ -20,22 +21,38 @@ const OVERDUE = 1e6;
  * wait target a window is what the ticket can expect from waiting (target-windows.ts), so a game
  * that costs more than that is worse than waiting for a better one.
  *
- * A ticket past its budget (window Infinity), or whose window spans the whole batch, is never left
+ * A ticket past its budget (window Infinity), or whose window would take anyone, is never left
  * behind when it could play: leaving it costs OVERDUE, more the longer it has waited, so when a
  * batch has an odd number of them the youngest waits, as whoever arrived last waits in a
  * first-come queue. O(n) after the sort.
  */
+export interface BudgetPairingContext {
+  readonly soft: SoftPreferences;
+  readonly softPreferences: readonly SoftPreference[];
+  readonly regions: readonly string[];
+  readonly maps: readonly string[];
+}
+
+const NONE: BudgetPairingContext = { soft: NO_SOFT_PREFERENCES, softPreferences: [], regions: [], maps: [] };
+
 export function pairWithinBudgets(
   sorted: readonly BatchEntry[],
   venue: VenueChoice,
   sigma: number,
-  soft: SoftPreferences = NO_SOFT_PREFERENCES,
-  regions: readonly string[] = [],
+  { soft, softPreferences, regions, maps }: BudgetPairingContext = NONE,
 ): Pairing[] {
   const n = sorted.length;
+  // Soft preferences and maps choose among games; they do not hold a ticket back, as waiting does
+  // not make a partner who shares them more likely. So leaving a ticket costs half what the least
+  // agreeable game could cost on their account: an agreeable game starts sooner than the window
+  // alone allows, a disagreeable one no later.
+  let softest = 0;
+  for (const preference of softPreferences) softest += preference.weight / 2;
+  if (maps.length > 0) softest += OBJECTIVE_WEIGHTS.unmetMapPreference;
+  const surcharge = softest / 2;
   const perScore = (OBJECTIVE_WEIGHTS.teamImbalance + OBJECTIVE_WEIGHTS.spread) / sigma;
-  // A window that spans the whole batch accepts anyone in it, as an overdue ticket does.
-  const span = n === 0 ? 0 : (sorted[n - 1] as BatchEntry).score - (sorted[0] as BatchEntry).score;
+  // A window wider than any gap the population holds accepts anyone, as an overdue ticket does.
+  const anyone = ANYONE_SIGMAS * sigma;
   // cost[i]: least cost over the first i entries; took[i]: LEAVE (entry i-1 waits), NEIGHBOURS
   // (i-2 and i-1 pair) or OVER_ONE (i-3 and i-1 pair, i-2 waits). Pairing over one lets any single
   // ticket of a batch be the one that waits, not only every other one.
@@ -43,7 +60,7 @@ export function pairWithinBudgets(
   const left = new Float64Array(n);
   const nearest = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    left[k] = leftCost(sorted[k] as BatchEntry, perScore, span);
+    left[k] = leftCost(sorted[k] as BatchEntry, perScore, anyone) + surcharge;
     nearest[k] = nearestRegionMs(sorted[k] as BatchEntry, regions);
   }
   // A game's latency counts only above what its players would have anywhere: waiting does not
@@ -103,11 +120,14 @@ function nearestRegionMs(entry: BatchEntry, regions: readonly string[]): number 
   return best === Infinity ? 0 : best;
 }
 
+/** A window this many sigmas wide takes anyone: a target under a batch interval asks for that. */
+const ANYONE_SIGMAS = 8;
+
 const LEAVE = 0;
 const NEIGHBOURS = 1;
 const OVER_ONE = 2;
 
-function leftCost(entry: BatchEntry, perScore: number, span: number): number {
-  if (entry.maxScoreGap >= span) return OVERDUE * (1 + entry.waitMs / 1000);
+function leftCost(entry: BatchEntry, perScore: number, anyone: number): number {
+  if (entry.maxScoreGap >= anyone) return OVERDUE * (1 + entry.waitMs / 1000);
   return (perScore * entry.maxScoreGap) / 2;
 }

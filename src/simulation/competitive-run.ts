@@ -45,6 +45,11 @@ export interface CompetitiveRunLog {
   readonly unmatched: number;
   /** One per rating system, in the order given. */
   readonly ledgers: RatingLedger[];
+  /**
+   * Per counted game whose matcher gave a quality figure: its predicted chance that the side with
+   * the higher matching score wins, whether it did, and its match quality.
+   */
+  readonly favourites: { readonly probability: number; readonly won: boolean; readonly matchQuality: number }[];
 }
 
 interface Party {
@@ -138,6 +143,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   const waitsMs: number[] = [];
   const gapsSigma: number[] = [];
   const latencyMs: number[] = [];
+  const favourites: CompetitiveRunLog['favourites'] = [];
   let games = 0;
   let nextSessionAt = arrivals.exponential(1 / (sessionRate * peakFactor));
 
@@ -196,6 +202,13 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
       const ranks = new Array<number>(perf.length);
       order.forEach((side, place) => (ranks[side] = place));
       for (const ledger of ledgers) ledger.record(sidePlayers, ranks, now);
+      if (counted && match.quality !== undefined) {
+        // The favourite as the matcher saw it: the side with the highest summed matching score.
+        const seen = sides.map((side) => side.reduce((sum, w) => sum + w.ticket.playerScores.reduce((a, b) => a + b, 0), 0));
+        let favourite = 0;
+        for (let t = 1; t < seen.length; t++) if (seen[t]! > seen[favourite]!) favourite = t;
+        favourites.push({ probability: match.quality.favouriteWinProbability, won: ranks[favourite] === 0, matchQuality: match.quality.matchQuality });
+      }
       const length = scenario.sessions.gameSeconds * 1000 * (0.5 + outcomes.uniform());
       if (options.steady) for (const w of all) w.party.players.forEach(release);
       else for (const w of all) ends.push(now + length, w.party);
@@ -210,6 +223,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     ticketsQueued: ticketSeq,
     unmatched: queue.waiting,
     ledgers,
+    favourites,
   };
 }
 

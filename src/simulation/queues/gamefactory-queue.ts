@@ -29,7 +29,11 @@ export class GamefactoryQueue implements SimulatedQueue {
   check(now: number): SimMatch[] {
     const due = this.matcher.nextBatchAt();
     if (due === undefined || due > now) return [];
-    return this.matcher.formGames(now).map((g) => ({ teams: g.teams, ...(g.region !== undefined && { region: g.region }) }));
+    return this.matcher.formGames(now).map((g) => ({
+      teams: g.teams,
+      ...(g.region !== undefined && { region: g.region }),
+      quality: { favouriteWinProbability: g.quality.favouriteWinProbability, matchQuality: g.quality.matchQuality },
+    }));
   }
   get waiting(): number {
     return this.matcher.size;
