@@ -4,6 +4,7 @@ import { splitHostPort, startCoordinatorProcess } from '../app/coordinator-proce
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
 import { createLogger } from './logger.js';
+import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 
 const program = new Command()
@@ -153,6 +154,7 @@ program
   });
 
 registerSimulateCommand(program);
+registerReplayCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error);

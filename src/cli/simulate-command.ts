@@ -1,7 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
+import { serializeArrivalLog } from '../replay/arrival-log.js';
+import { exportArrivals } from '../simulation/arrival-export.js';
 import { renderCharts } from '../simulation/charts.js';
 import { loadScenarioFile, ScenarioError } from '../simulation/scenario.js';
 import { runSimulation } from '../simulation/simulation.js';
@@ -17,7 +20,9 @@ export function registerSimulateCommand(program: Command): void {
     .option('--config <path>', 'factory templates', 'factories.yaml')
     .option('--scenario <path>', 'scenario YAML', 'scenarios/default.yaml')
     .option('--out <dir>', 'where report.json and the charts go', 'perf/results/simulation')
-    .action(async (opts: { config: string; scenario: string; out: string }) => {
+    .option('--export-arrivals <file>', "instead of the report: write the day's first hours as a recording for `gamefactory replay`")
+    .option('--export-hours <hours>', 'how many hours of the day --export-arrivals writes', '1')
+    .action(async (opts: { config: string; scenario: string; out: string; exportArrivals?: string; exportHours: string }) => {
       let config;
       let scenario;
       try {
@@ -30,6 +35,23 @@ export function registerSimulateCommand(program: Command): void {
           return;
         }
         throw error;
+      }
+      if (opts.exportArrivals !== undefined) {
+        const hours = Number(opts.exportHours);
+        if (!(hours > 0 && hours <= scenario.durationHours)) {
+          console.error(`--export-hours: must be a number of hours within the scenario's ${scenario.durationHours}`);
+          process.exitCode = 2;
+          return;
+        }
+        const log = exportArrivals(scenario, config, hours);
+        const out = createWriteStream(opts.exportArrivals);
+        for (const line of serializeArrivalLog(log)) {
+          if (!out.write(`${line}\n`)) await once(out, 'drain');
+        }
+        out.end();
+        await once(out, 'finish');
+        console.error(`wrote ${log.events.length} events to ${opts.exportArrivals}`);
+        return;
       }
       const started = performance.now();
       const report = runSimulation({
