@@ -6,6 +6,9 @@ import { ConfigError, loadConfigFile } from '../config/load.js';
 import { serializeArrivalLog } from '../replay/arrival-log.js';
 import { exportArrivals } from '../simulation/arrival-export.js';
 import { renderCharts } from '../simulation/charts.js';
+import { renderPaperCharts } from '../simulation/paper/paper-charts.js';
+import { runPaperExperiment } from '../simulation/paper/paper-experiment.js';
+import { loadPaperScenarioFile, type PaperScenario } from '../simulation/paper/paper-scenario.js';
 import { loadScenarioFile, ScenarioError } from '../simulation/scenario.js';
 import { runSimulation } from '../simulation/simulation.js';
 
@@ -19,13 +22,18 @@ export function registerSimulateCommand(program: Command): void {
     .description('simulate a population through the real matchers and write a JSON report and SVG charts')
     .option('--config <path>', 'factory templates', 'factories.yaml')
     .option('--scenario <path>', 'scenario YAML', 'scenarios/default.yaml')
-    .option('--out <dir>', 'where report.json and the charts go', 'perf/results/simulation')
+    .option('--out <dir>', 'where report.json and the charts go (default perf/results/simulation, or perf/results/parallel-matchmaking for that experiment)')
     .option('--export-arrivals <file>', "instead of the report: write the day's first hours as a recording for `gamefactory replay`")
     .option('--export-hours <hours>', 'how many hours of the day --export-arrivals writes', '1')
-    .action(async (opts: { config: string; scenario: string; out: string; exportArrivals?: string; exportHours: string }) => {
+    .action(async (opts: { config: string; scenario: string; out?: string; exportArrivals?: string; exportHours: string }) => {
       let config;
       let scenario;
       try {
+        const paper = loadPaperScenarioFile(opts.scenario);
+        if (paper !== undefined) {
+          await runPaper(paper, opts.out ?? 'perf/results/parallel-matchmaking');
+          return;
+        }
         config = loadConfigFile(opts.config);
         scenario = loadScenarioFile(opts.scenario);
       } catch (error) {
@@ -59,11 +67,12 @@ export function registerSimulateCommand(program: Command): void {
         config,
         progress: (what) => console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`),
       });
-      mkdirSync(opts.out, { recursive: true });
-      writeFileSync(join(opts.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+      const out = opts.out ?? 'perf/results/simulation';
+      mkdirSync(out, { recursive: true });
+      writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
       const charts = await renderCharts(report);
-      for (const chart of charts) writeFileSync(join(opts.out, chart.file), chart.svg);
-      console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s] wrote ${opts.out}/report.json and ${charts.length} charts`);
+      for (const chart of charts) writeFileSync(join(out, chart.file), chart.svg);
+      console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s] wrote ${out}/report.json and ${charts.length} charts`);
       for (const goal of report.goals) {
         const ours = goal.ours ? `${goal.ours.matcher} ${goal.ours.setting}: ${goal.ours.meanGapSigma} sd` : 'no setting of ours waits as little';
         console.log(
@@ -87,4 +96,29 @@ export function registerSimulateCommand(program: Command): void {
         if (c) console.log(`cooperative ${c.factory} at ${c.perSecond}/s (${c.playersPerCombination} players per act): ${(c.fullShare * 100).toFixed(1)}% of games full`);
       }
     });
+}
+
+/** The parallel-matchmaking paper's experiment: four runs, a report and the convergence charts. */
+async function runPaper(scenario: PaperScenario, out: string): Promise<void> {
+  const started = performance.now();
+  let last = started;
+  const report = runPaperExperiment(scenario, (what) => {
+    const now = performance.now();
+    console.error(`[${((now - started) / 1000).toFixed(1)} s, last run ${((now - last) / 1000).toFixed(1)} s] ${what}`);
+    last = now;
+  });
+  console.error(`[${((performance.now() - started) / 1000).toFixed(1)} s, last run ${((performance.now() - last) / 1000).toFixed(1)} s] done`);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const charts = await renderPaperCharts(report);
+  for (const chart of charts) writeFileSync(join(out, chart.file), chart.svg);
+  for (const run of report.runs) {
+    const last = run.samples[run.samples.length - 1];
+    const spread = last === undefined ? '' : last.groups.map((g) => `${g.group}: ${g.players} players, true ${g.meanTrueMmr.toFixed(0)}, wins ${(g.winRate * 100).toFixed(1)}%`).join('; ');
+    console.log(
+      `${run.system}, ${run.matcher}: ${run.games} games, wait mean ${run.waitTicks.mean.toFixed(2)} ticks (p99 ${run.waitTicks.p99}), ` +
+        `true-MMR gap mean ${run.gapSd.mean.toFixed(3)} sd; at the end ${spread}`,
+    );
+  }
+  console.error(`wrote ${out}/report.json and ${charts.length} charts`);
 }
