@@ -70,13 +70,13 @@ export async function renderCharts(report: SimulationReport): Promise<Chart[]> {
         height: 260,
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: 'meanWaitS', type: 'quantitative', title: 'mean wait (s)', scale: { type: 'symlog' } },
-          y: { field: 'meanGapSigma', type: 'quantitative', title: 'mean gap (sd)', scale: { type: 'symlog' } },
-          color: { field: 'matcher', type: 'nominal', title: null },
+          x: { field: 'meanWaitS', type: 'quantitative', title: 'mean wait (s, log)', scale: { type: 'log' } },
+          y: { field: 'meanGapSigma', type: 'quantitative', title: 'mean gap (sd, log)', scale: { type: 'log' } },
+          color: { field: 'matcher', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } },
           order: { field: 'meanWaitS' },
         },
       },
-      resolve: { scale: { x: 'independent' } },
+      resolve: { scale: { x: 'independent', y: 'independent' } },
     },
   });
   charts.push({

@@ -70,7 +70,7 @@ export const TARGET_MEAN_SHARE = 1 / 9;
  * to the millisecond; 0.3 of them asks for everyone to play at the next batch): a factory that says
  * "as long as skill buckets make players wait" and gets what gap it can.
  */
-export const TARGET_MARGINS = [1, 0.93, 0.86, 0.3] as const;
+export const TARGET_MARGINS = [1, 0.96, 0.92, 0.88, 0.84, 0.3] as const;
 
 /** The factory with only skill to match on: no regions, soft preferences or latency caps. */
 export function skillOnly(factory: CompetitiveConfig): CompetitiveConfig {

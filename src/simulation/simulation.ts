@@ -124,7 +124,9 @@ export function runSimulation(input: SimulationInput): SimulationReport {
         warmupMs: Math.min(60_000, pointMs / 10),
         steady: true,
       });
-      const measured: FrontierPoint = {
+      // Rounded as the report prints them, so the goals compare what a reader compares: two
+      // settings with the same waits (summed in another order) are not a last bit apart.
+      const measured: FrontierPoint = roundReport({
         matcher: point.matcher,
         setting: point.setting,
         rate,
@@ -133,7 +135,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
         p99WaitS: quantile(log.waitsMs, 0.99) / 1000,
         meanGapSigma: mean(log.gapsSigma),
         p99GapSigma: quantile(log.gapsSigma, 0.99),
-      };
+      });
       if (rate === shownAt && (shownSettings.has(point.setting) || point.matcher === AS_SHIPPED)) {
         distributions.push({
           matcher: point.matcher,
