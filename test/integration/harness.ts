@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
-import { GameServerConnection, type GameServerIdentity } from '../../clients/lib/game-server-connection.js';
+import { GameServerConnection, type GameServerIdentity } from '../support/game-server-connection.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';

@@ -26,6 +26,11 @@ export interface GameServerOptions {
   readonly templates?: readonly string[];
   readonly capacity: Capacity;
   /**
+   * Games this process already runs when the SDK starts (a server that rebuilt its link): they are
+   * announced in the hello like the games of a reconnect.
+   */
+  readonly runningGames?: readonly RunningGameInfo[];
+  /**
    * Makes a game for an order and returns its id (or nothing: the SDK names it). Throwing (or
    * rejecting) refuses the order and its players are placed elsewhere. Answer within
    * `order.confirmWithinMs`.
@@ -43,6 +48,17 @@ export interface GameServerOptions {
   readonly resultTimeoutMs?: number;
   /** Answer keepalives (default true). False only to test how a coordinator drops a silent server. */
   readonly answerKeepalives?: boolean;
+}
+
+export interface RunningGameInfo {
+  readonly gameId: string;
+  readonly factory: string;
+  readonly playerIds: readonly string[];
+  readonly matchable?: Record<string, PlainValue>;
+  /** Takes drop-in players (default true). */
+  readonly open?: boolean;
+  /** Unix ms (default: now). */
+  readonly startedAt?: number;
 }
 
 export interface Connected {

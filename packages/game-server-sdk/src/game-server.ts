@@ -45,6 +45,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
       options.resultTimeoutMs ?? 10_000,
     );
     this.backoff = options.reconnect === false ? undefined : new Backoff(options.reconnect);
+    for (const game of options.runningGames ?? []) this.hosted.add({ ...game, matchable: game.matchable ?? {}, players: game.playerIds });
   }
 
   /** Connects (retrying as configured); resolves at the first welcome. */
