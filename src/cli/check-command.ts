@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
-import { previewCompetitive, type PreviewOptions } from './check/competitive-preview.js';
+import type { PreviewOptions } from './check/competitive-preview.js';
 import { factoriesPerTemplate, hostableFactories, serverAttributes } from './check/hostable-factories.js';
 
 interface CheckFlags {
@@ -33,7 +33,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--score-mean <n>', "preview: mean of the game's player scores", '1500')
     .option('--score-sd <n>', "preview: standard deviation of the game's player scores", '200')
     .option('--seed <n>', 'preview: random seed (the same seed gives the same figures)', '1')
-    .action((file: string, flags: CheckFlags) => {
+    .action(async (file: string, flags: CheckFlags) => {
       let config;
       try {
         config = loadConfigFile(file);
@@ -65,6 +65,8 @@ export function registerCheckCommand(program: Command): void {
       }
 
       if (!flags.preview) return;
+      // The simulator is loaded only for the preview, not by every command.
+      const { previewCompetitive } = await import('./check/competitive-preview.js');
       const rows = previewCompetitive(config, preview);
       if (rows.length === 0) return;
       console.log(
