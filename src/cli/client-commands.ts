@@ -14,27 +14,31 @@ export function registerClientCommands(program: Command): void {
     .option('--endpoint <host:port>', 'address players would connect to', '127.0.0.1:7777')
     .option('--max-games <n>', 'slots: max concurrent games', '100')
     .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
-    .action(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
-      const { runExampleServer } = await import('../../clients/examples/game-server.js');
-      await runExampleServer(opts);
-    });
+    .action(
+      userErrors(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
+        const { runExampleServer } = await import('../../clients/examples/game-server.js');
+        await runExampleServer(opts);
+      }),
+    );
 
   program
     .command('find')
     .description('an example player client: find a game for a party and print each update (queued at position N, then the assignment)')
     .option('--coordinator <host:port,...>', 'coordinator address (several, comma-separated: the ticket resumes on the next after a failure)', '127.0.0.1:50051')
     .option('--template <name>', 'factory template', 'diablo')
-    .option('--player <id[:score]...>', 'the party; competitive factories read each member\'s score after a colon', [`player-${process.pid}`])
+    .option('--player <id...>', 'the party; for competitive factories, id:score gives a member its score', [`player-${process.pid}`])
     .option('--score <n>', 'competitive: the score of every member given without one')
-    .option('--latency <region=ms...>', 'competitive: measured round trip to each region', [])
+    .option('--latency <region=ms...>', 'competitive: measured round trip to each region, e.g. eu-west=35', [])
     .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
     .option('--match <key=value...>', 'matchable attributes', [])
     .option('--timeout <ms>', 'give up (and cancel the ticket) after this long')
     .option('--json', 'print each update as one line of JSON, for scripts')
-    .action(async (opts: { coordinator: string; template: string; player: string[]; score?: string; latency: string[]; partition: string[]; match: string[]; timeout?: string; json?: boolean }) => {
-      const { runExampleClient } = await import('../../clients/examples/player-client.js');
-      await runExampleClient(opts);
-    });
+    .action(
+      userErrors(async (opts: { coordinator: string; template: string; player: string[]; score?: string; latency: string[]; partition: string[]; match: string[]; timeout?: string; json?: boolean }) => {
+        const { runExampleClient } = await import('../../clients/examples/player-client.js');
+        await runExampleClient(opts);
+      }),
+    );
 
   program
     .command('loadgen')
@@ -51,8 +55,23 @@ export function registerClientCommands(program: Command): void {
     .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
     .option('--match <key=value...>', 'matchable attributes', [])
     .option('--no-batch', 'one find per FindGames message and one report per server message (no batching)')
-    .action(async (opts: Record<string, string & string[]>) => {
-      const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
-      await runLoadCommand(opts);
-    });
+    .action(
+      userErrors(async (opts: Record<string, string & string[]>) => {
+        const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
+        await runLoadCommand(opts);
+      }),
+    );
+}
+
+/** A flag the command cannot read is the user's to fix: its message and exit code 2, no stack. */
+function userErrors<T>(action: (opts: T) => Promise<void>): (opts: T) => Promise<void> {
+  return async (opts) => {
+    try {
+      await action(opts);
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'Error') throw error;
+      console.error(`error: ${error.message}`);
+      process.exitCode = 2;
+    }
+  };
 }

@@ -36,11 +36,14 @@ export class TestCoordinator {
     });
   }
 
-  /** Stops the coordinator and starts a new one on the same port and data directory. */
-  async restart(): Promise<void> {
+  /**
+   * Stops the coordinator and starts a new one on the same port and data directory. `drain` stops
+   * it as SIGTERM does (open streams end with UNAVAILABLE and a retry hint), `stop` at once.
+   */
+  async restart(how: 'stop' | 'drain' = 'stop'): Promise<void> {
     for (const s of this.servers.splice(0)) s.close();
     const port = this.running.grpcPort;
-    await this.running.stop();
+    await (how === 'drain' ? this.running.drain('restart') : this.running.stop());
     this.running = await TestCoordinator.launch(this.yaml, this.dataDir, port);
   }
 

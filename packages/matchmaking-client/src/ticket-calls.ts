@@ -25,12 +25,16 @@ export class TicketCalls implements TicketTransport {
     let retry: NodeJS.Timeout | undefined;
     let failingSince: number | undefined;
     let withdrawn = false;
+    /** While a cancel is in flight, the call's own end (CANCELLED, as the node drops the ticket) waits for its answer. */
+    let cancelling = false;
+    let endedWhileCancelling: ServiceError | undefined;
 
     const attempt = () => {
       retry = undefined;
       if (sink.settled || withdrawn) return;
       const current = this.nodes.client(node).findGame(request, this.nodes.metadata());
       call = current;
+      let failed = false;
       current.on('data', (update: FindGameUpdate) => {
         failingSince = undefined;
         backoff.reset();
@@ -40,7 +44,12 @@ export class TicketCalls implements TicketTransport {
         else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
       });
       current.on('error', (error: ServiceError) => {
+        failed = true;
         if (sink.settled || withdrawn || call !== current) return;
+        if (cancelling) {
+          endedWhileCancelling = error;
+          return;
+        }
         failingSince ??= Date.now();
         if (!resumable(error.code) || Date.now() - failingSince > giveUpAfterMs) {
           sink.failed(FindError.fromStatus(request.ticketId, error));
@@ -54,7 +63,7 @@ export class TicketCalls implements TicketTransport {
       });
       current.on('end', () => {
         // A call that ends OK always carried the assignment first; anything else is a broken node.
-        if (!sink.settled && !withdrawn && call === current) {
+        if (!failed && !sink.settled && !withdrawn && !cancelling && call === current) {
           sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
         }
       });
@@ -63,14 +72,15 @@ export class TicketCalls implements TicketTransport {
 
     return {
       cancel: async (reason) => {
-        if (sink.settled) return false;
+        if (sink.settled || cancelling) return false;
+        cancelling = true;
         const cancelled = await this.cancelFind(node, request.ticketId);
-        // The node says nothing waits under this id: the assignment is on its way, and stands.
-        if (cancelled === false && !sink.settled) return false;
+        cancelling = false;
+        if (sink.settled) return false; // the assignment crossed the cancel, and stands
+        if (cancelled === false && endedWhileCancelling === undefined) return false; // not there yet: nothing to cancel
         withdrawn = true;
         clearTimeout(retry);
         call?.cancel();
-        if (sink.settled) return false;
         sink.failed(reason);
         return true;
       },

@@ -73,7 +73,7 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
     this.assignment.catch(() => {});
   }
 
-  /** A ticket and the sink its transport reports through. */
+  /** A ticket and the sink its transport reports through (for transports; callers get tickets from Matchmaker.find). */
   static open(id: string, cancel: (ticket: Ticket) => Promise<boolean>): { ticket: Ticket; sink: TicketSink } {
     const ticket = new Ticket(id, cancel);
     const sink: TicketSink = {
