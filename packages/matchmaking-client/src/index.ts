@@ -5,4 +5,4 @@ export type { FindRequest, PartyMember } from './find-request.js';
 export { Matchmaker, type FindOptions, type MatchmakerOptions } from './matchmaker.js';
 export { Ticket, type Assigned, type Queued, type Resuming, type TicketUpdate } from './ticket.js';
 export type { ResumeOptions } from './transport.js';
-export { status } from '@grpc/grpc-js';
+export { credentials, status } from '@grpc/grpc-js';
