@@ -3,6 +3,7 @@ import type { CoordinatorConfig } from '../../config/config.js';
 import { runCompetitive } from '../../simulation/competitive-run.js';
 import { DEFAULT_ROUTE } from '../../simulation/latency-model.js';
 import { createPopulation } from '../../simulation/population.js';
+import type { FrontierPoint } from '../../simulation/quality-goals.js';
 import { GamefactoryQueue } from '../../simulation/queues/gamefactory-queue.js';
 import { streamSeed } from '../../simulation/sampling.js';
 import { scenarioSchema } from '../../simulation/scenario.js';
@@ -19,16 +20,8 @@ export interface PreviewOptions {
   readonly seed: number;
 }
 
-export interface PreviewRow {
-  readonly template: string;
-  readonly rate: number;
-  readonly games: number;
-  readonly meanWaitS: number;
-  readonly p99WaitS: number;
-  /** Best minus worst true skill in a game, in the population's standard deviations. */
-  readonly meanGapSigma: number;
-  readonly p99GapSigma: number;
-}
+/** A point of the simulation's gap/wait frontier, for one template (gaps in the population's sd). */
+export type PreviewRow = Omit<FrontierPoint, 'matcher' | 'setting'> & { readonly template: string };
 
 /**
  * What each competitive template would give before it goes live: the production matcher with the
