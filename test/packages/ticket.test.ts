@@ -31,6 +31,23 @@ describe('Ticket', () => {
     expect(events).toEqual(['ticket t2: FAILED_PRECONDITION: no server']);
   });
 
+  it('two readers of one ticket both see it through', async () => {
+    const { ticket, sink } = Ticket.open('t4', async () => false);
+    const read = async () => {
+      const kinds: string[] = [];
+      for await (const update of ticket) kinds.push(update.kind);
+      return kinds;
+    };
+    const both = Promise.all([read(), read()]);
+    await Promise.resolve();
+    sink.queued({ kind: 'queued', factory: 'f', position: 0, estimatedWaitMs: 0 });
+    sink.assigned(assignment);
+    expect(await both).toEqual([
+      ['queued', 'assignment'],
+      ['queued', 'assignment'],
+    ]);
+  });
+
   it('cancel on a settled ticket answers false without asking anyone', async () => {
     let asked = 0;
     const { ticket, sink } = Ticket.open('t3', async () => ++asked > 0);

@@ -31,6 +31,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private draining = false;
   private done = false;
   private firstWelcome: { resolve: (c: Connected) => void; reject: (e: Error) => void } | undefined;
+  private started: Promise<Connected> | undefined;
 
   constructor(private readonly options: GameServerOptions) {
     super();
@@ -51,9 +52,11 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   /** Connects (retrying as configured); resolves at the first welcome. */
   start(): Promise<Connected> {
     if (this.done) return Promise.reject(new Error('the game server is closed'));
-    const connected = new Promise<Connected>((resolve, reject) => (this.firstWelcome = { resolve, reject }));
-    if (!this.link && !this.retry) this.connect();
-    return connected;
+    if (!this.started) {
+      this.started = new Promise<Connected>((resolve, reject) => (this.firstWelcome = { resolve, reject }));
+      this.connect();
+    }
+    return this.started;
   }
 
   /** The games running here, as the coordinator will be told after a reconnect. */

@@ -40,6 +40,8 @@ export class TicketStream implements TicketTransport {
   }
 
   find(sink: TicketSink, request: FindGameRequest): TicketHandle {
+    // One stream carries one search per id: a second would leave the first without its answers.
+    if (this.waiting.has(request.ticketId)) throw new Error(`ticket ${request.ticketId} is already waiting on this client`);
     const entry: Waiting = { sink, request };
     this.waiting.set(request.ticketId, entry);
     if (this.stream) this.send({ find: request });

@@ -56,7 +56,8 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
   private readonly updates: TicketUpdate[] = [];
   private failure: FindError | undefined;
   private done = false;
-  private wake: (() => void) | undefined;
+  /** Iterators waiting for the next update (any number may read the same ticket). */
+  private readonly wakers: (() => void)[] = [];
   private resolve!: (assignment: Assignment) => void;
   private reject!: (error: FindError) => void;
 
@@ -117,7 +118,7 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
       while (next < this.updates.length) yield this.updates[next++]!;
       if (this.failure) throw this.failure;
       if (this.done) return;
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      await new Promise<void>((resolve) => this.wakers.push(resolve));
     }
   }
 
@@ -134,8 +135,6 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
   }
 
   private poke(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    for (const wake of this.wakers.splice(0)) wake();
   }
 }
