@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
-/** A child process whose output is kept, to wait for a line in it; killed for real at the end. */
+/**
+ * A child process whose output is kept, to wait for a line in it. It leads a process group of its
+ * own, so stopping it kills what it started too (`npx` runs the bin in a grandchild).
+ */
 export class Spawned {
   private output = '';
   private readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
 
   constructor(command: string, args: readonly string[], options: SpawnOptions) {
-    this.child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const collect = (chunk: Buffer) => (this.output += chunk.toString());
     this.child.stdout?.on('data', collect);
     this.child.stderr?.on('data', collect);
@@ -42,8 +45,13 @@ export class Spawned {
     });
   }
 
+  /** Signals the whole group: the child and whatever it started. */
   signal(signal: NodeJS.Signals): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
   }
 
   async stop(): Promise<void> {
