@@ -2,7 +2,7 @@ import { credentials as grpcCredentials, status, type ServiceError } from '@grpc
 import { EventEmitter } from 'node:events';
 import { Backoff, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
 import type { CoordinatorMessage, CreateGame, GameServerLinkClient, Hello, ServerMessage } from '@gamefactory/protocol/v1/game_server_link';
-import { gameOrder } from './game-order.js';
+import { gameOrder, type GameOrder } from './game-order.js';
 import type { Capacity, Connected, GameServerEvents, GameServerOptions } from './game-server-options.js';
 import { HostedGames, type HostedGame } from './hosted-games.js';
 import { linkClient, LinkStream } from './link-stream.js';
@@ -225,21 +225,22 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private onCreate(order: CreateGame): void {
     const refuse = (reason: string): void => void this.report({ event: { $case: 'gameCreationFailed', value: { requestId: order.requestId, reason } } });
     if (this.draining) return refuse('the server is draining');
+    const plain = gameOrder(order);
     let made: string | void | Promise<string | void>;
     try {
-      made = this.options.createGame(gameOrder(order));
+      made = this.options.createGame(plain);
     } catch (error) {
       return refuse(error instanceof Error ? error.message : String(error));
     }
-    if (made instanceof Promise) made.then((id) => this.created(order, id), (error: unknown) => refuse(error instanceof Error ? error.message : String(error)));
-    else this.created(order, made);
+    if (made instanceof Promise) made.then((id) => this.created(order, plain, id), (error: unknown) => refuse(error instanceof Error ? error.message : String(error)));
+    else this.created(order, plain, made);
   }
 
-  private created(order: CreateGame, id: string | void): void {
+  private created(order: CreateGame, plain: GameOrder, id: string | void): void {
     const gameId = id || `${this.options.serverId}-g${this.nextGame++}`;
     const holdMs = this.options.seatHoldMs ?? 60_000;
-    const playerIds = order.seats.map((s) => s.playerId);
-    this.hosted.add({ gameId, factory: order.factory, matchable: gameOrder(order).matchable });
+    const playerIds = plain.players.map((p) => p.playerId);
+    this.hosted.add({ gameId, factory: order.factory, matchable: { ...plain.matchable } });
     this.hosted.reserve(gameId, playerIds, order.reservationToken, holdMs);
     this.report({ event: { $case: 'gameCreated', value: { requestId: order.requestId, gameId } } });
     this.emit('seatsReserved', { gameId, playerIds, token: order.reservationToken, expiresInMs: holdMs });
