@@ -46,32 +46,94 @@ export function toBatchEntry(
     size: ticket.players.length,
     score,
     waitMs,
-    // A rating system's uncertainty widens the window (issue 13): an unsure score is a wide guess.
+    // A rating system's uncertainty widens the window: an unsure score is a wide guess.
     maxScoreGap: step.maxScoreGap + (ticket.scoreUncertainty ?? 0),
     maxLatencyMs: step.maxLatencyMs,
   };
 }
 
 /**
- * The tickets as batch entries in ascending score, ties kept in the given order (what a stable
- * `entries.sort((a, b) => a.score - b.score)` gives). Orders indices by scores held in one
- * Float64Array with a radix sort (O(n); a comparator sort of 100k scores took as long as the rest
- * of a 1v1 batch, issue 15), then makes the entries in sorted order: sorting the entry objects
- * themselves boxed a double for every comparison and chased a pointer to a scattered object for
- * every score read, and entries made before the sort sit in memory in pool order, so the walks
- * over the sorted batch that follow (pairing, assembling games) jumped around the heap.
+ * A batch in ascending score as columns (struct of arrays): position k holds the k-th lowest
+ * party score, ties in the order the tickets were given (what a stable
+ * `entries.sort((a, b) => a.score - b.score)` gives). The 1v1 pairing and the slice encoding read
+ * the columns directly; entry objects are made only for the solvers that work on them (teams,
+ * maps and regions, soft preferences). A batch of 100k entry objects cost as long as the sort
+ * itself (allocation, then the young-generation collections copying them while the batch ran).
  */
+export class SortedBatch {
+  constructor(
+    /** The tickets in sorted order. */
+    readonly tickets: readonly CompetitiveTicket[],
+    /** `order[k]`: where the ticket at sorted position k was in the list the batch was made from. */
+    readonly order: Uint32Array,
+    readonly size: Int32Array,
+    readonly score: Float64Array,
+    readonly waitMs: Float64Array,
+    readonly maxScoreGap: Float64Array,
+    readonly maxLatencyMs: Float64Array,
+  ) {}
+
+  get length(): number {
+    return this.tickets.length;
+  }
+
+  /** Position k as an entry object, its index the position. */
+  entry(k: number): BatchEntry {
+    // Same fields in the same order as toBatchEntry, so every entry has one shape.
+    return {
+      ticket: this.tickets[k] as CompetitiveTicket,
+      index: k,
+      size: this.size[k] as number,
+      score: this.score[k] as number,
+      waitMs: this.waitMs[k] as number,
+      maxScoreGap: this.maxScoreGap[k] as number,
+      maxLatencyMs: this.maxLatencyMs[k] as number,
+    };
+  }
+
+  /** Positions [from, to) as entry objects. */
+  entries(from = 0, to = this.length): BatchEntry[] {
+    const entries = new Array<BatchEntry>(to - from);
+    for (let k = from; k < to; k++) entries[k - from] = this.entry(k);
+    return entries;
+  }
+
+  /** Entries already in ascending score (consecutive positions of a batch, or stand-ins) as a batch. */
+  static of(entries: readonly BatchEntry[]): SortedBatch {
+    const n = entries.length;
+    const order = new Uint32Array(n);
+    const size = new Int32Array(n);
+    const score = new Float64Array(n);
+    const waitMs = new Float64Array(n);
+    const maxScoreGap = new Float64Array(n);
+    const maxLatencyMs = new Float64Array(n);
+    entries.forEach((entry, k) => {
+      order[k] = k;
+      size[k] = entry.size;
+      score[k] = entry.score;
+      waitMs[k] = entry.waitMs;
+      maxScoreGap[k] = entry.maxScoreGap;
+      maxLatencyMs[k] = entry.maxLatencyMs;
+    });
+    return new SortedBatch(entries.map((entry) => entry.ticket), order, size, score, waitMs, maxScoreGap, maxLatencyMs);
+  }
+}
+
+/** The tickets as batch entries in ascending score (see SortedBatch). */
 export function sortedBatchEntries(
   tickets: readonly CompetitiveTicket[],
   schedule: ExpansionSchedule,
   now: number,
 ): BatchEntry[] {
-  return sortedBatch(tickets, schedule, now).entries;
+  return sortedBatch(tickets, schedule, now).entries();
 }
 
 /**
- * sortedBatchEntries with the order it sorted by: `order[k]` is the position in `tickets` of the
- * entry at sorted position k, so a caller can mark tickets by their place in its own list.
+ * The tickets as a SortedBatch. Orders indices by scores held in one Float64Array with a radix
+ * sort (O(n); a comparator sort of 100k scores took as long as the rest of a 1v1 batch), after
+ * reading every field the batch needs from the tickets in the given order (sequential in memory);
+ * the columns are then filled in sorted order from those arrays alone, without chasing each
+ * ticket's pointers again in an order that jumps around the heap.
  */
 export function sortedBatch(
   tickets: readonly CompetitiveTicket[],
@@ -79,11 +141,8 @@ export function sortedBatch(
   now: number,
   /** The tickets' party scores, when the caller already has them (partyScore of each). */
   knownScores?: Float64Array,
-): { readonly entries: BatchEntry[]; readonly order: Uint32Array } {
+): SortedBatch {
   const n = tickets.length;
-  // Everything an entry holds is read from the tickets here, in pool order (sequential in
-  // memory); the entries are then made in sorted order from these arrays alone, without chasing
-  // each ticket's pointers again in an order that jumps around the heap.
   const scores = knownScores ?? new Float64Array(n);
   const sizes = new Int32Array(n);
   const waits = new Float64Array(n);
@@ -96,24 +155,25 @@ export function sortedBatch(
     const waitMs = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(waitMs);
     waits[k] = waitMs;
-    // A rating system's uncertainty widens the window (issue 13), as in toBatchEntry.
+    // A rating system's uncertainty widens the window, as in toBatchEntry.
     gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
     latencies[k] = step.maxLatencyMs;
   }
   const order = radixOrder(scores);
-  const entries: BatchEntry[] = [];
+  const sorted = new Array<CompetitiveTicket>(n);
+  const size = new Int32Array(n);
+  const score = new Float64Array(n);
+  const waitMs = new Float64Array(n);
+  const maxScoreGap = new Float64Array(n);
+  const maxLatencyMs = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     const at = order[k] as number;
-    // Same fields in the same order as toBatchEntry, so every entry has one shape.
-    entries.push({
-      ticket: tickets[at] as CompetitiveTicket,
-      index: k,
-      size: sizes[at] as number,
-      score: scores[at] as number,
-      waitMs: waits[at] as number,
-      maxScoreGap: gaps[at] as number,
-      maxLatencyMs: latencies[at] as number,
-    });
+    sorted[k] = tickets[at] as CompetitiveTicket;
+    size[k] = sizes[at] as number;
+    score[k] = scores[at] as number;
+    waitMs[k] = waits[at] as number;
+    maxScoreGap[k] = gaps[at] as number;
+    maxLatencyMs[k] = latencies[at] as number;
   }
-  return { entries, order };
+  return new SortedBatch(sorted, order, size, score, waitMs, maxScoreGap, maxLatencyMs);
 }

@@ -28,6 +28,11 @@ export class VenueChoice {
     private readonly regions: readonly string[],
   ) {}
 
+  /** True when no map or region is configured: every game then gets NO_MAP and ANY_REGION. */
+  get trivial(): boolean {
+    return this.maps.length === 0 && this.regions.length === 0;
+  }
+
   /** undefined when every configured map is vetoed by someone in the game. */
   chooseMap(members: readonly BatchEntry[]): MapChoice | undefined {
     if (this.maps.length === 0) return NO_MAP;
