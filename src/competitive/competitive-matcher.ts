@@ -245,25 +245,40 @@ export class CompetitiveMatcher {
       const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
       for (let g = 0; g < result.games; g++) {
-        // Arrays made at their final length: grown by push, each would hold room for 17 items,
-        // and a 1v1 batch of 100k tickets makes 200k of them that all outlive the batch.
+        const first = g * teamCount;
         let players = 0;
-        for (let t = 0; t < teamCount; t++) players += result.teamLength[g * teamCount + t] as number;
-        const teams = new Array<string[]>(teamCount);
-        const waitsMs = new Array<number>(players);
-        let w = 0;
+        for (let t = 0; t < teamCount; t++) players += result.teamLength[first + t] as number;
+        let teams: string[][];
+        let waitsMs: number[];
         let alive = true;
-        for (let t = 0; t < teamCount; t++) {
-          const length = result.teamLength[g * teamCount + t] as number;
-          const ids = new Array<string>(length);
-          for (let k = 0; k < length; k++) {
-            const at = offset + (result.members[member++] as number);
-            const ticket = tickets[at] as CompetitiveTicket;
-            if (checkPool && this.pool.get(ticket.ticketId)?.ticket !== ticket) alive = false;
-            ids[k] = ticket.ticketId;
-            waitsMs[w++] = waitMs[at] as number;
+        if (teamCount === 2 && players === 2) {
+          // One ticket a side (1v1): array literals, made at their size in one step, cost a quarter
+          // of arrays made by length and filled, for the 50k games of a 100k batch.
+          const a = offset + (result.members[member] as number);
+          const b = offset + (result.members[member + 1] as number);
+          member += 2;
+          const ticketA = tickets[a] as CompetitiveTicket;
+          const ticketB = tickets[b] as CompetitiveTicket;
+          if (checkPool) alive = this.stillWaiting(ticketA) && this.stillWaiting(ticketB);
+          teams = [[ticketA.ticketId], [ticketB.ticketId]];
+          waitsMs = [waitMs[a] as number, waitMs[b] as number];
+        } else {
+          // Arrays made at their final length: grown by push, each would hold room for 17 items.
+          teams = new Array<string[]>(teamCount);
+          waitsMs = new Array<number>(players);
+          let w = 0;
+          for (let t = 0; t < teamCount; t++) {
+            const length = result.teamLength[first + t] as number;
+            const ids = new Array<string>(length);
+            for (let k = 0; k < length; k++) {
+              const at = offset + (result.members[member++] as number);
+              const ticket = tickets[at] as CompetitiveTicket;
+              if (checkPool && !this.stillWaiting(ticket)) alive = false;
+              ids[k] = ticket.ticketId;
+              waitsMs[w++] = waitMs[at] as number;
+            }
+            teams[t] = ids;
           }
-          teams[t] = ids;
         }
         if (!alive) {
           dropped += 1;
@@ -354,6 +369,11 @@ export class CompetitiveMatcher {
     for (let k = 0; k < waiting.length; k++) {
       if (taken[k] === 1) this.pool.delete((waiting[k] as Waiting).ticket.ticketId);
     }
+  }
+
+  /** Whether this very ticket object still waits (not removed, nor removed and added again). */
+  private stillWaiting(ticket: CompetitiveTicket): boolean {
+    return this.pool.get(ticket.ticketId)?.ticket === ticket;
   }
 
   /** Records a started game's quality (its tickets leave the pool in takeFromPool). */
