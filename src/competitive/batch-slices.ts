@@ -213,7 +213,7 @@ function decodeSlice(task: SliceTask): SortedBatch {
     size[i] = players.length;
   }
   const order = Uint32Array.from({ length: task.count }, (_, i) => i);
-  return new SortedBatch(tickets, order, size, task.score, task.waitMs, task.maxScoreGap, task.maxLatencyMs);
+  return new SortedBatch(tickets, new Array<string>(task.count).fill(''), order, size, task.score, task.waitMs, task.maxScoreGap, task.maxLatencyMs);
 }
 
 /**

@@ -239,7 +239,7 @@ export class CompetitiveMatcher {
     // the pool together below rather than one Map.delete per ticket inside the loop.
     const taken = new Uint8Array(batch.waiting.length);
     let takenCount = 0;
-    const { tickets, waitMs, order } = batch.sorted;
+    const { tickets, ticketIds, waitMs, order } = batch.sorted;
     for (let s = 0; s < results.length; s++) {
       const result = results[s] as SliceResult;
       const offset = (batch.slices[s] as PreparedSlice).from;
@@ -257,10 +257,8 @@ export class CompetitiveMatcher {
           const a = offset + (result.members[member] as number);
           const b = offset + (result.members[member + 1] as number);
           member += 2;
-          const ticketA = tickets[a] as CompetitiveTicket;
-          const ticketB = tickets[b] as CompetitiveTicket;
-          if (checkPool) alive = this.stillWaiting(ticketA) && this.stillWaiting(ticketB);
-          teams = [[ticketA.ticketId], [ticketB.ticketId]];
+          if (checkPool) alive = this.stillWaiting(tickets[a] as CompetitiveTicket) && this.stillWaiting(tickets[b] as CompetitiveTicket);
+          teams = [[ticketIds[a] as string], [ticketIds[b] as string]];
           waitsMs = [waitMs[a] as number, waitMs[b] as number];
         } else {
           // Arrays made at their final length: grown by push, each would hold room for 17 items.
@@ -272,9 +270,8 @@ export class CompetitiveMatcher {
             const ids = new Array<string>(length);
             for (let k = 0; k < length; k++) {
               const at = offset + (result.members[member++] as number);
-              const ticket = tickets[at] as CompetitiveTicket;
-              if (checkPool && !this.stillWaiting(ticket)) alive = false;
-              ids[k] = ticket.ticketId;
+              if (checkPool && !this.stillWaiting(tickets[at] as CompetitiveTicket)) alive = false;
+              ids[k] = ticketIds[at] as string;
               waitsMs[w++] = waitMs[at] as number;
             }
             teams[t] = ids;
