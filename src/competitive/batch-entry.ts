@@ -52,6 +52,17 @@ export function toBatchEntry(
   };
 }
 
+/** What a batch reads of each ticket, one column per field, position k for the k-th ticket. */
+export interface BatchColumns {
+  readonly tickets: readonly CompetitiveTicket[];
+  readonly ticketIds: readonly string[];
+  readonly size: Int32Array;
+  readonly score: Float64Array;
+  readonly waitMs: Float64Array;
+  readonly maxScoreGap: Float64Array;
+  readonly maxLatencyMs: Float64Array;
+}
+
 /**
  * A batch in ascending score as columns (struct of arrays): position k holds the k-th lowest
  * party score, ties in the order the tickets were given (what a stable
@@ -59,28 +70,46 @@ export function toBatchEntry(
  * the columns directly; entry objects are made only for the solvers that work on them (teams,
  * maps and regions, soft preferences). A batch of 100k entry objects cost as long as the sort
  * itself (allocation, then the young-generation collections copying them while the batch ran).
+ *
+ * Putting a column in score order reads the given one at random, a cache miss per ticket, so the
+ * columns a plain 1v1 batch does not need (the tickets themselves, party sizes, latency caps)
+ * are put in order only when first read. The ids are: every game names its tickets, and reading
+ * each id through its ticket in score order (scattered over the heap) missed the cache twice.
  */
-export class SortedBatch {
+export class SortedBatch implements BatchColumns {
+  readonly ticketIds: readonly string[];
+  readonly score: Float64Array;
+  readonly waitMs: Float64Array;
+  readonly maxScoreGap: Float64Array;
+  private sortedTickets: readonly CompetitiveTicket[] | undefined;
+  private sortedSize: Int32Array | undefined;
+  private sortedMaxLatencyMs: Float64Array | undefined;
+
   constructor(
-    /** The tickets in sorted order. */
-    readonly tickets: readonly CompetitiveTicket[],
-    /**
-     * Their ids, read while the tickets were walked in the order given: the games of a batch name
-     * every ticket, and reading the id through each ticket in score order (scattered over the
-     * heap) missed the cache once per ticket.
-     */
-    readonly ticketIds: readonly string[],
-    /** `order[k]`: where the ticket at sorted position k was in the list the batch was made from. */
+    private readonly given: BatchColumns,
+    /** `order[k]`: the position in `given` of the ticket at sorted position k. */
     readonly order: Uint32Array,
-    readonly size: Int32Array,
-    readonly score: Float64Array,
-    readonly waitMs: Float64Array,
-    readonly maxScoreGap: Float64Array,
-    readonly maxLatencyMs: Float64Array,
-  ) {}
+  ) {
+    this.ticketIds = gatheredList(given.ticketIds, order);
+    this.score = gatheredFloats(given.score, order);
+    this.waitMs = gatheredFloats(given.waitMs, order);
+    this.maxScoreGap = gatheredFloats(given.maxScoreGap, order);
+  }
 
   get length(): number {
-    return this.tickets.length;
+    return this.order.length;
+  }
+
+  get tickets(): readonly CompetitiveTicket[] {
+    return (this.sortedTickets ??= gatheredList(this.given.tickets, this.order));
+  }
+
+  get size(): Int32Array {
+    return (this.sortedSize ??= gatheredInts(this.given.size, this.order));
+  }
+
+  get maxLatencyMs(): Float64Array {
+    return (this.sortedMaxLatencyMs ??= gatheredFloats(this.given.maxLatencyMs, this.order));
   }
 
   /** Position k as an entry object, its index the position. */
@@ -106,25 +135,44 @@ export class SortedBatch {
 
   /** Entries already in ascending score (consecutive positions of a batch, or stand-ins) as a batch. */
   static of(entries: readonly BatchEntry[]): SortedBatch {
-    const n = entries.length;
-    const order = new Uint32Array(n);
-    const size = new Int32Array(n);
-    const score = new Float64Array(n);
-    const waitMs = new Float64Array(n);
-    const maxScoreGap = new Float64Array(n);
-    const maxLatencyMs = new Float64Array(n);
-    entries.forEach((entry, k) => {
-      order[k] = k;
-      size[k] = entry.size;
-      score[k] = entry.score;
-      waitMs[k] = entry.waitMs;
-      maxScoreGap[k] = entry.maxScoreGap;
-      maxLatencyMs[k] = entry.maxLatencyMs;
-    });
     const tickets = entries.map((entry) => entry.ticket);
-    const ids = tickets.map((ticket) => ticket.ticketId);
-    return new SortedBatch(tickets, ids, order, size, score, waitMs, maxScoreGap, maxLatencyMs);
+    const columns: BatchColumns = {
+      tickets,
+      ticketIds: tickets.map((ticket) => ticket.ticketId),
+      size: Int32Array.from(entries, (entry) => entry.size),
+      score: Float64Array.from(entries, (entry) => entry.score),
+      waitMs: Float64Array.from(entries, (entry) => entry.waitMs),
+      maxScoreGap: Float64Array.from(entries, (entry) => entry.maxScoreGap),
+      maxLatencyMs: Float64Array.from(entries, (entry) => entry.maxLatencyMs),
+    };
+    return new SortedBatch(columns, identityOrder(entries.length));
   }
+}
+
+/** 0, 1, ..., n − 1: the order of columns already sorted. */
+export function identityOrder(n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[k] = k;
+  return order;
+}
+
+// One function per element kind, so each loop stays monomorphic.
+function gatheredList<T>(column: readonly T[], order: Uint32Array): T[] {
+  const result = new Array<T>(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as T;
+  return result;
+}
+
+function gatheredFloats(column: Float64Array, order: Uint32Array): Float64Array {
+  const result = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as number;
+  return result;
+}
+
+function gatheredInts(column: Int32Array, order: Uint32Array): Int32Array {
+  const result = new Int32Array(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as number;
+  return result;
 }
 
 /** The tickets as batch entries in ascending score (see SortedBatch). */
@@ -151,41 +199,23 @@ export function sortedBatch(
   knownScores?: Float64Array,
 ): SortedBatch {
   const n = tickets.length;
-  const scores = knownScores ?? new Float64Array(n);
-  const ids = new Array<string>(n);
-  const sizes = new Int32Array(n);
-  const waits = new Float64Array(n);
-  const gaps = new Float64Array(n);
-  const latencies = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    const ticket = tickets[k] as CompetitiveTicket;
-    if (knownScores === undefined) scores[k] = partyScore(ticket);
-    ids[k] = ticket.ticketId;
-    sizes[k] = ticket.players.length;
-    const waitMs = Math.max(0, now - ticket.enqueuedAt);
-    const step = schedule.stepFor(waitMs);
-    waits[k] = waitMs;
-    // A rating system's uncertainty widens the window, as in toBatchEntry.
-    gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
-    latencies[k] = step.maxLatencyMs;
-  }
-  const order = radixOrder(scores);
-  const sorted = new Array<CompetitiveTicket>(n);
-  const sortedIds = new Array<string>(n);
+  const score = knownScores ?? new Float64Array(n);
+  const ticketIds = new Array<string>(n);
   const size = new Int32Array(n);
-  const score = new Float64Array(n);
   const waitMs = new Float64Array(n);
   const maxScoreGap = new Float64Array(n);
   const maxLatencyMs = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    const at = order[k] as number;
-    sorted[k] = tickets[at] as CompetitiveTicket;
-    sortedIds[k] = ids[at] as string;
-    size[k] = sizes[at] as number;
-    score[k] = scores[at] as number;
-    waitMs[k] = waits[at] as number;
-    maxScoreGap[k] = gaps[at] as number;
-    maxLatencyMs[k] = latencies[at] as number;
+    const ticket = tickets[k] as CompetitiveTicket;
+    if (knownScores === undefined) score[k] = partyScore(ticket);
+    ticketIds[k] = ticket.ticketId;
+    size[k] = ticket.players.length;
+    const wait = Math.max(0, now - ticket.enqueuedAt);
+    const step = schedule.stepFor(wait);
+    waitMs[k] = wait;
+    // A rating system's uncertainty widens the window, as in toBatchEntry.
+    maxScoreGap[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
+    maxLatencyMs[k] = step.maxLatencyMs;
   }
-  return new SortedBatch(sorted, sortedIds, order, size, score, waitMs, maxScoreGap, maxLatencyMs);
+  return new SortedBatch({ tickets, ticketIds, size, score, waitMs, maxScoreGap, maxLatencyMs }, radixOrder(score));
 }

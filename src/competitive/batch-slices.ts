@@ -1,4 +1,4 @@
-import { SortedBatch, type BatchEntry } from './batch-entry.js';
+import { identityOrder, SortedBatch, type BatchEntry } from './batch-entry.js';
 import type { CompetitivePlayer, CompetitiveTicket, PairWindow, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
 import { pairChoice, pairNeighbours } from './one-on-one-pairing.js';
@@ -212,8 +212,16 @@ function decodeSlice(task: SliceTask): SortedBatch {
     tickets[i] = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps, softAttributes };
     size[i] = players.length;
   }
-  const order = Uint32Array.from({ length: task.count }, (_, i) => i);
-  return new SortedBatch(tickets, new Array<string>(task.count).fill(''), order, size, task.score, task.waitMs, task.maxScoreGap, task.maxLatencyMs);
+  const columns = {
+    tickets,
+    ticketIds: new Array<string>(task.count).fill(''),
+    size,
+    score: task.score,
+    waitMs: task.waitMs,
+    maxScoreGap: task.maxScoreGap,
+    maxLatencyMs: task.maxLatencyMs,
+  };
+  return new SortedBatch(columns, identityOrder(task.count));
 }
 
 /**
