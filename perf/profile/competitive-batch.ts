@@ -2,7 +2,7 @@
  * One competitive batch of n solo tickets, as the competitive bench times it, beside the bare sort
  * of the same scores (perf/PROFILE.md). With CPU_PROFILE=file.cpuprofile the batches alone are
  * profiled through the inspector:
- *   npx tsx perf/profile/competitive-batch.ts [n=100000] [teamSize=1] [reps=5]
+ *   npx tsx perf/profile/competitive-batch.ts [n=100000] [teamSize=1] [reps=5] [hillClimbBudgetMs=100]
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -11,6 +11,7 @@ import { CompetitiveMatcher, seededRandom, type CompetitiveTicket } from '../../
 const n = Number(process.argv[2] ?? 100_000);
 const teamSize = Number(process.argv[3] ?? 1);
 const reps = Number(process.argv[4] ?? 5);
+const hillClimbBudgetMs = Number(process.argv[5] ?? 100);
 
 const random = seededRandom(n + teamSize);
 const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -43,7 +44,7 @@ const cpuMs = (since: NodeJS.CpuUsage): number => {
 };
 for (let rep = 0; rep < reps; rep++) {
   const matcher = new CompetitiveMatcher(
-    { teams: 2, teamSize, batch: { maxTickets: 1_000, intervalMs: 1_000 }, expansion, hillClimbBudgetMs: 100, teamScore: 'mean', maps: [], regions: [] },
+    { teams: 2, teamSize, batch: { maxTickets: 1_000, intervalMs: 1_000 }, expansion, hillClimbBudgetMs, teamScore: 'mean', maps: [], regions: [] },
     { now: () => performance.now(), random: seededRandom(rep) },
   );
   for (const ticket of tickets) matcher.add(ticket);

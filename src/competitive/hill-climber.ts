@@ -86,8 +86,14 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
     }
     const teamA = placeA.teams[ta] as BatchEntry[];
     const teamB = placeB.teams[tb] as BatchEntry[];
-    const move = exchange(teamA, teamB, pick(teamA.length), pick(teamB.length), placeA.bench, placeB.bench);
-    if (move === undefined) {
+    const ia = pick(teamA.length);
+    const ib = pick(teamB.length);
+    // Parties of one size swap places (undone by swapping back); otherwise the teams are copied
+    // first, so the splices of an uneven exchange can be undone.
+    const even = (teamA[ia] as BatchEntry).size === (teamB[ib] as BatchEntry).size;
+    const savedA = even ? undefined : teamA.slice();
+    const savedB = even ? undefined : teamB.slice();
+    if (!exchange(teamA, teamB, ia, ib, placeA.bench, placeB.bench)) {
       failures += 1;
       continue;
     }
@@ -116,47 +122,36 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
     } else {
       if (!placeA.bench) summariesA[ta] = oldA;
       if (!placeB.bench) summariesB[tb] = oldB;
-      undo(move, teamA, teamB);
+      if (even) {
+        const x = teamA[ia] as BatchEntry;
+        teamA[ia] = teamB[ib] as BatchEntry;
+        teamB[ib] = x;
+      } else {
+        placeA.teams[ta] = savedA as BatchEntry[];
+        placeB.teams[tb] = savedB as BatchEntry[];
+      }
       failures += 1;
     }
   }
   return { attempts, improvements, converged: true };
 }
 
-/** How to take an exchange back: the two positions swapped, or the teams as they were. */
-type Move = { readonly ia: number; readonly ib: number } | { readonly savedA: BatchEntry[]; readonly savedB: BatchEntry[] };
-
-function undo(move: Move, teamA: BatchEntry[], teamB: BatchEntry[]): void {
-  if ('ia' in move) {
-    const x = teamA[move.ia] as BatchEntry;
-    teamA[move.ia] = teamB[move.ib] as BatchEntry;
-    teamB[move.ib] = x;
-  } else {
-    teamA.length = 0;
-    teamA.push(...move.savedA);
-    teamB.length = 0;
-    teamB.push(...move.savedB);
-  }
-}
-
 /**
  * Exchanges teamA[ia] with teamB[ib] in place when their parties have the same size; otherwise
  * the smaller party is joined by another party of its team so that the sizes match (not on the
- * bench, where a place holds one ticket). Returns how to undo it, or undefined when no such
- * exchange exists (nothing changed).
+ * bench, where a place holds one ticket). Returns false, changing nothing, when no such exchange
+ * exists.
  */
-function exchange(teamA: BatchEntry[], teamB: BatchEntry[], ia: number, ib: number, benchA: boolean, benchB: boolean): Move | undefined {
+function exchange(teamA: BatchEntry[], teamB: BatchEntry[], ia: number, ib: number, benchA: boolean, benchB: boolean): boolean {
   const x = teamA[ia] as BatchEntry;
   const y = teamB[ib] as BatchEntry;
   if (x.size === y.size) {
     teamA[ia] = y;
     teamB[ib] = x;
-    return { ia, ib };
+    return true;
   }
-  // Rare (parties of different sizes): the teams are copied so the splices can be undone.
-  const saved = { savedA: teamA.slice(), savedB: teamB.slice() };
-  if (x.size > y.size) return !benchB && exchangeOneForTwo(teamA, ia, teamB, ib) ? saved : undefined;
-  return !benchA && exchangeOneForTwo(teamB, ib, teamA, ia) ? saved : undefined;
+  if (x.size > y.size) return benchB ? false : exchangeOneForTwo(teamA, ia, teamB, ib);
+  return benchA ? false : exchangeOneForTwo(teamB, ib, teamA, ia);
 }
 
 /** Big party big[bi] for small[si] plus another party of `small`'s team that makes up the size. */

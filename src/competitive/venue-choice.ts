@@ -43,6 +43,8 @@ export class VenueSummary {
   }
 }
 
+const NOTHING_TO_CHOOSE = new VenueSummary(0, 0);
+
 /**
  * Where a game is played: a map nobody vetoed that the most players prefer, and the region that
  * minimises the worst member latency while staying under every member's latency cap (the cap of
@@ -125,6 +127,9 @@ export class VenueChoice {
   }
 
   newSummary(): VenueSummary {
+    // Without maps or regions summarize writes nothing: every team shares one empty summary (a
+    // typed array costs more to make than the rest of a team's summary).
+    if (this.trivial) return NOTHING_TO_CHOOSE;
     return new VenueSummary(this.maps.length, this.regions.length);
   }
 
