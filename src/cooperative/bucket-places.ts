@@ -16,31 +16,42 @@ import type { GameRecord } from './game-record.js';
 export class BucketPlaces {
   /** Dense game index -> game; a freed index holds undefined until reused. */
   readonly games: (GameRecord | undefined)[] = [];
-  /** Dense game index -> the bucket the game belongs in now (0: closed or full). */
-  slotsOf = new Int32Array(INITIAL);
+  /**
+   * Per dense game index, `stride` entries: first the bucket the game belongs in now (0: closed or
+   * full), then per subset position the bitmask of the open-slot buckets where the game has a
+   * place under that subset (see OpenGameIndex.place). Side by side, so the query that finds a
+   * game live (reading its bucket) has already brought in the bitmasks its reservation reads.
+   */
+  gameInts: Int32Array;
+  readonly stride: number;
   private f64 = new Float64Array(INITIAL * 4);
   private i32 = new Int32Array(this.f64.buffer);
-  /**
-   * Dense game index × subset position -> bitmask of the open-slot buckets where the game has a
-   * place under that subset (see OpenGameIndex.place); `subsetsPerGame` entries per game.
-   */
-  present: Int32Array;
   private readonly freeGames: number[] = [];
   private readonly freePlaces: number[] = [];
   private placeCount = 0;
 
   constructor(private readonly subsetsPerGame: number) {
-    this.present = new Int32Array(INITIAL * subsetsPerGame);
+    this.stride = 1 + subsetsPerGame;
+    this.gameInts = new Int32Array(INITIAL * this.stride);
   }
 
-  /** Where the game's bitmasks start in `present`. */
+  /** The bucket game `index` belongs in now (0: closed or full). */
+  slotsOf(index: number): number {
+    return this.gameInts[index * this.stride] as number;
+  }
+
+  setSlots(game: GameRecord, slots: number): void {
+    this.gameInts[game.denseIndex * this.stride] = slots;
+  }
+
+  /** Where the game's bitmasks start in `gameInts` (one per subset position). */
   presentBase(game: GameRecord): number {
-    return game.denseIndex * this.subsetsPerGame;
+    return game.denseIndex * this.stride + 1;
   }
 
   clearPresent(game: GameRecord): void {
     const base = this.presentBase(game);
-    this.present.fill(0, base, base + this.subsetsPerGame);
+    this.gameInts.fill(0, base, base + this.subsetsPerGame);
   }
 
   gameOf(place: number): number {
@@ -61,15 +72,12 @@ export class BucketPlaces {
     if (index === undefined) {
       index = this.games.length;
       this.games.push(game);
-      if (index === this.slotsOf.length) {
-        this.slotsOf = grown(this.slotsOf);
-        this.present = grown(this.present);
-      }
+      if ((index + 1) * this.stride > this.gameInts.length) this.gameInts = grown(this.gameInts);
     } else {
       this.games[index] = game;
     }
     game.denseIndex = index;
-    this.slotsOf[index] = 0;
+    this.setSlots(game, 0);
     this.clearPresent(game);
   }
 
@@ -95,6 +103,7 @@ export class BucketPlaces {
     i32[8 * place + SLOTS] = slots;
     i32[8 * place + LIST] = game.places.length;
     game.places.push(place);
+    game.placeCount = game.places.length;
     return place;
   }
 
@@ -107,6 +116,7 @@ export class BucketPlaces {
       places[at] = last;
       this.i32[8 * last + LIST] = at;
     }
+    game.placeCount = places.length;
     this.freePlaces.push(place);
   }
 

@@ -76,6 +76,7 @@ export class OpenGameIndex {
     });
     this.places.enter(game);
     game.subsets = subsets;
+    game.subsetCount = subsets.length;
     game.indexedSlots = 0;
   }
 
@@ -86,6 +87,7 @@ export class OpenGameIndex {
       if (--(subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
     game.subsets = [];
+    game.subsetCount = 0;
     this.places.leave(game);
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
@@ -109,26 +111,28 @@ export class OpenGameIndex {
     if (game.indexedSlots === slots) return;
     const places = this.places;
     game.indexedSlots = slots;
-    places.slotsOf[game.denseIndex] = slots;
+    places.setSlots(game, slots);
     if (slots === 0 || !this.lazy) {
       for (const place of game.places) {
         places.remove(this.heapOf(game, place), place);
         places.free(place);
       }
       game.places.length = 0;
+      game.placeCount = 0;
       places.clearPresent(game);
       if (slots === 0) return;
-    } else if (game.places.length >= MAX_PLACES * game.subsets.length) {
+    } else if (game.placeCount >= MAX_PLACES * game.subsetCount) {
       this.dropStale(game);
     }
-    const { subsets } = game;
-    const { present } = places;
+    // Only the bitmasks are read when the game already has its places (a promise released, or a
+    // seat promised again): the subsets' objects and heaps are left alone.
+    const present = places.gameInts;
     const base = places.presentBase(game);
     const bit = this.lazy ? 1 << slots : 0;
-    for (let s = 0; s < subsets.length; s++) {
+    for (let s = 0; s < game.subsetCount; s++) {
       if (((present[base + s] as number) & bit) !== 0) continue;
       const place = places.newPlace(game, s, slots);
-      places.push((subsets[s] as OpenSlotBuckets).heap(slots), place);
+      places.push((game.subsets[s] as OpenSlotBuckets).heap(slots), place);
       present[base + s] = (present[base + s] as number) | bit;
     }
   }
@@ -186,7 +190,7 @@ export class OpenGameIndex {
     while (heap.length !== 0) {
       const place = heap[0] as number;
       const index = places.gameOf(place);
-      if (places.slotsOf[index] === slots) return places.games[index];
+      if (places.slotsOf(index) === slots) return places.games[index];
       this.dropPlace(places.games[index] as GameRecord, place, heap);
     }
     return undefined;
@@ -204,7 +208,7 @@ export class OpenGameIndex {
     let best = -1;
     for (let i = 0; i < heap.length; i++) {
       const place = heap[i] as number;
-      if (places.slotsOf[places.gameOf(place)] !== slots) continue;
+      if (places.slotsOf(places.gameOf(place)) !== slots) continue;
       if (i === 0) return places.games[places.gameOf(place)];
       if (best < 0 || places.before(place, best)) best = place;
     }
@@ -224,7 +228,7 @@ export class OpenGameIndex {
     places.remove(heap, place);
     places.dropPlace(game, place);
     const at = places.presentBase(game) + places.subsetOf(place);
-    places.present[at] = (places.present[at] as number) & ~(1 << places.slotsOfPlace(place));
+    places.gameInts[at] = (places.gameInts[at] as number) & ~(1 << places.slotsOfPlace(place));
   }
 
   private heapOf(game: GameRecord, place: number): number[] {
