@@ -57,6 +57,7 @@ export class GameObjective {
   /** Scratch for members, summaries and the last assessment, so costing a game allocates nothing. */
   private readonly members: BatchEntry[] = [];
   private readonly venueScratch: VenueSummary[] = [];
+  private readonly summaryScratch: TeamSummary[] = [];
   private viable = false;
   private scoreGap = 0;
   private teamImbalance = 0;
@@ -167,11 +168,11 @@ export class GameObjective {
   }
 
   evaluate(teams: readonly (readonly BatchEntry[])[]): GameEvaluation {
-    const summaries = teams.map((team) => {
-      const summary = this.newSummary();
-      this.summarize(team, summary);
-      return summary;
-    });
+    const summaries = this.summaryScratch;
+    for (let t = 0; t < teams.length; t++) {
+      const summary = (summaries[t] ??= this.newSummary());
+      this.summarize(teams[t] as readonly BatchEntry[], summary);
+    }
     const cost = this.cost(teams, summaries);
     return {
       viable: this.viable,
