@@ -22,9 +22,9 @@ import { VenueChoice } from './venue-choice.js';
  * configured maps preferred and vetoed, whether any preference was stated), so a slice solves to the
  * same games wherever it runs. Results name tickets by their index in the slice.
  *
- * Solving in process skips the round trip: solveEntries works on the batch's own entries, which
- * answer those questions the same way, so a slice forms the same games either way, and a batch
- * does not pay for encoding and rebuilding every ticket when it never leaves the thread.
+ * Solving in process skips the round trip: solveRange works on the sorted batch itself, whose
+ * tickets answer those questions the same way, so a slice forms the same games either way, and a
+ * batch does not pay for encoding and rebuilding every ticket when it never leaves the thread.
  */
 
 /** What every slice of one batch shares: the factory's shape and the spread scores are measured in. */
@@ -36,7 +36,7 @@ export interface SliceContext {
   readonly regions: readonly string[];
   /** The factory's score standard deviation at prepare time (1 while unknown); > 0. */
   readonly sigma: number;
-  /** Soft filters (issue 13); absent means none. */
+  /** Soft filters; absent means none. */
   readonly softPreferences?: readonly SoftPreference[];
   /** 1v1: whose window a pair must fit; absent means the default. */
   readonly pairWindow?: PairWindow;
