@@ -183,13 +183,14 @@ export class CompetitiveMatcher {
    */
   private prepare(now: number): PreparedBatch {
     if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
-    const waiting = [...this.pool.values()];
-    const tickets = new Array<CompetitiveTicket>(waiting.length);
-    const scores = new Float64Array(waiting.length);
-    for (let k = 0; k < waiting.length; k++) {
-      const w = waiting[k] as Waiting;
+    const waiting = new Array<Waiting>(this.pool.size);
+    const tickets = new Array<CompetitiveTicket>(this.pool.size);
+    const scores = new Float64Array(this.pool.size);
+    let k = 0;
+    for (const w of this.pool.values()) {
+      waiting[k] = w;
       tickets[k] = w.ticket;
-      scores[k] = w.score;
+      scores[k++] = w.score;
     }
     const sorted = sortedBatch(tickets, this.schedule, now, scores);
     const count = sorted.length;
