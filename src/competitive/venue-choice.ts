@@ -54,10 +54,15 @@ const NOTHING_TO_CHOOSE = new VenueSummary(0, 0);
  * from its teams' summaries.
  */
 export class VenueChoice {
+  /** chooseMap and chooseRegion sum the game's members as if they were one team, here. */
+  private readonly wholeGame: VenueSummary[];
+
   constructor(
     private readonly maps: readonly string[],
     private readonly regions: readonly string[],
-  ) {}
+  ) {
+    this.wholeGame = [new VenueSummary(maps.length, regions.length)];
+  }
 
   /** True when no map or region is configured: every game then gets NO_MAP and ANY_REGION. */
   get trivial(): boolean {
@@ -67,30 +72,11 @@ export class VenueChoice {
   /** undefined when every configured map is vetoed by someone in the game. */
   chooseMap(members: readonly BatchEntry[]): MapChoice | undefined {
     if (this.maps.length === 0) return NO_MAP;
-    let best: string | undefined;
-    let bestVotes = -1;
-    for (const map of this.maps) {
-      let votes = 0;
-      let vetoed = false;
-      for (const member of members) {
-        if (member.ticket.vetoedMaps.includes(map)) {
-          vetoed = true;
-          break;
-        }
-        if (member.ticket.preferredMaps.includes(map)) votes += member.size;
-      }
-      if (!vetoed && votes > bestVotes) {
-        best = map;
-        bestVotes = votes;
-      }
-    }
-    if (best === undefined) return undefined;
-    let unmet = 0;
-    for (const member of members) {
-      const prefs = member.ticket.preferredMaps;
-      if (prefs.length > 0 && !prefs.includes(best)) unmet += member.size;
-    }
-    return { map: best, unmetPreferences: unmet };
+    const whole = this.wholeGame;
+    this.summarizeMaps(members, whole[0] as VenueSummary);
+    const m = this.mapOf(whole, 1);
+    if (m === NONE_SUITS) return undefined;
+    return { map: this.maps[m], unmetPreferences: this.unmetOf(whole, 1, m) };
   }
 
   /**
@@ -99,31 +85,12 @@ export class VenueChoice {
    */
   chooseRegion(members: readonly BatchEntry[]): RegionChoice | undefined {
     if (this.regions.length === 0) return ANY_REGION;
-    let anyMeasured = false;
-    for (const member of members) {
-      if (member.ticket.latencyMs.size > 0) anyMeasured = true;
-    }
-    if (!anyMeasured) return ANY_REGION;
-    let best: string | undefined;
-    let bestWorst = Infinity;
-    for (const region of this.regions) {
-      let worst = 0;
-      for (const member of members) {
-        const latencies = member.ticket.latencyMs;
-        if (latencies.size === 0) continue;
-        const ms = latencies.get(region);
-        if (ms === undefined || ms > member.maxLatencyMs) {
-          worst = Infinity;
-          break;
-        }
-        if (ms > worst) worst = ms;
-      }
-      if (worst < bestWorst) {
-        best = region;
-        bestWorst = worst;
-      }
-    }
-    return best === undefined ? undefined : { region: best, worstLatencyMs: bestWorst };
+    const whole = this.wholeGame;
+    this.summarizeRegions(members, whole[0] as VenueSummary);
+    const r = this.regionOf(whole, 1);
+    if (r === NOT_CONFIGURED) return ANY_REGION;
+    if (r === NONE_SUITS) return undefined;
+    return { region: this.regions[r], worstLatencyMs: this.worstLatencyOf(whole, 1, r) };
   }
 
   newSummary(): VenueSummary {
@@ -135,7 +102,12 @@ export class VenueChoice {
 
   /** Fills `into` with what `team` brings to the choice (nothing to do when nothing is configured). */
   summarize(team: readonly BatchEntry[], into: VenueSummary): void {
-    const { maps, regions } = this;
+    this.summarizeMaps(team, into);
+    this.summarizeRegions(team, into);
+  }
+
+  private summarizeMaps(team: readonly BatchEntry[], into: VenueSummary): void {
+    const { maps } = this;
     for (let m = 0; m < maps.length; m++) {
       const map = maps[m] as string;
       let vetoed = 0;
@@ -151,6 +123,10 @@ export class VenueChoice {
       into.mapVotes[m] = votes;
       into.mapUnmet[m] = unmet;
     }
+  }
+
+  private summarizeRegions(team: readonly BatchEntry[], into: VenueSummary): void {
+    const { regions } = this;
     if (regions.length === 0) return;
     let anyMeasured = false;
     for (const member of team) if (member.ticket.latencyMs.size > 0) anyMeasured = true;
