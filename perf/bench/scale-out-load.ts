@@ -7,10 +7,9 @@
  * (the bench counts a player seated twice across all load processes as doubled).
  */
 import { credentials, type ServiceError } from '@grpc/grpc-js';
-import { findGameRequest } from '../../clients/lib/find-game.js';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
-import { TickBatch } from '../../clients/lib/tick-batch.js';
-import type { PlainValue } from '../../clients/lib/wire-attributes.js';
+import { TickBatch, type PlainValue } from '@gamefactory/protocol';
+import { findGameRequest } from '../../test/support/find-game.js';
+import { GameServerConnection } from '../../test/support/game-server-connection.js';
 import { MatchmakerClient, type FindGameRequest, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 export interface LoadPlan {

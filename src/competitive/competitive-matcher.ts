@@ -1,5 +1,5 @@
 import { ArrivalDensity } from './arrival-density.js';
-import { partyScore, sortedBatch, type BatchEntry } from './batch-entry.js';
+import { partyScore, sortedBatch, type SortedBatch } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
   DEFAULT_PLAYER_LIMITS,
@@ -8,11 +8,11 @@ import {
   type FormedGame,
   type PairWindow,
 } from './competitive-config.js';
-import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
+import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
-import { DEFAULT_PAIR_WINDOW, windowAllows } from './one-on-one-pairing.js';
-import { predictedBalance, type RatedPlayer } from './match-quality.js';
+import { DEFAULT_PAIR_WINDOW, windowAllowsAt } from './one-on-one-pairing.js';
+import { FormedGameQuality } from './match-quality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { planTarget, TargetWindows } from './target-windows.js';
 import { validateTicket } from './ticket-validation.js';
@@ -97,7 +97,6 @@ export class CompetitiveMatcher {
     this.schedule = new ExpansionSchedule(config.expansion);
     this.batchSpacing = config.batch.intervalMs;
     this.arrivals = config.target === undefined ? undefined : new ArrivalDensity();
-
     // A target's windows are what waiting is expected to cost, which the budget pairing weighs.
     this.pairWindow = config.pairWindow ?? (config.target === undefined ? DEFAULT_PAIR_WINDOW : 'budget');
   }
@@ -149,7 +148,7 @@ export class CompetitiveMatcher {
 
   /**
    * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
-   * on the batch's own entries: no encoding, no stand-in tickets (they answer the solver alike, so
+   * on the sorted batch itself: no encoding, no stand-in tickets (they answer the solver alike, so
    * the games are the same as formGamesOn's).
    */
   formGames(now: number): FormedGame[] {
@@ -157,7 +156,7 @@ export class CompetitiveMatcher {
     let results: SliceResult[];
     try {
       results = batch.slices.map((slice) =>
-        solveEntries(batch.entries.slice(slice.from, slice.to), batch.context, slice.seed, slice.budgetMs, this.deps.now),
+        solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, slice.budgetMs, this.deps.now),
       );
     } catch (error) {
       this.outstanding = false;
@@ -183,11 +182,9 @@ export class CompetitiveMatcher {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
-      const { entries, context } = batch;
+      const { sorted, context } = batch;
       results = await Promise.all(
-        batch.slices.map((slice) =>
-          solver.solve(encodeSlice(entries.slice(slice.from, slice.to), context, slice.seed, slice.budgetMs)),
-        ),
+        batch.slices.map((slice) => solver.solve(encodeSlice(sorted, slice.from, slice.to, context, slice.seed, slice.budgetMs))),
       );
     } catch (error) {
       this.outstanding = false;
@@ -206,16 +203,18 @@ export class CompetitiveMatcher {
    */
   private prepare(now: number): PreparedBatch {
     if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
-    const waiting = [...this.pool.values()];
-    const tickets = new Array<CompetitiveTicket>(waiting.length);
-    const scores = new Float64Array(waiting.length);
-    for (let k = 0; k < waiting.length; k++) {
-      const w = waiting[k] as Waiting;
+    const waiting = new Array<Waiting>(this.pool.size);
+    const tickets = new Array<CompetitiveTicket>(this.pool.size);
+    const scores = new Float64Array(this.pool.size);
+    let k = 0;
+    for (const w of this.pool.values()) {
+      waiting[k] = w;
       tickets[k] = w.ticket;
-      scores[k] = w.score;
+      scores[k++] = w.score;
     }
     const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
-    const { entries, order } = sortedBatch(tickets, this.schedule, now, scores, this.targetWindows(now, sigma));
+    const sorted = sortedBatch(tickets, this.schedule, now, scores, this.targetWindows(now, sigma));
+    const count = sorted.length;
     const context: SliceContext = {
       teams: this.config.teams,
       teamSize: this.config.teamSize,
@@ -229,18 +228,18 @@ export class CompetitiveMatcher {
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
     const slices: PreparedSlice[] = [];
-    for (let from = 0; from < entries.length; ) {
-      let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
+    for (let from = 0; from < count; ) {
+      let to = Math.min(count, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
-        while (to < entries.length && pairsAcross(entries, to, context.pairWindow!)) to += 1;
+        while (to < count && pairsAcross(sorted, to, context.pairWindow!)) to += 1;
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
-      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
+      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / count;
       slices.push({ from, to, seed, budgetMs });
       from = to;
     }
     this.outstanding = true;
-    return { at: now, waiting, order, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
+    return { at: now, waiting, sorted, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
   }
 
   /** This batch's windows under a wait target; undefined when the expansion's steps give them. */
@@ -272,41 +271,61 @@ export class CompetitiveMatcher {
     // the pool together below rather than one Map.delete per ticket inside the loop.
     const taken = new Uint8Array(batch.waiting.length);
     let takenCount = 0;
-    results.forEach((result, s) => {
+    const { tickets, ticketIds, waitMs, order } = batch.sorted;
+    for (let s = 0; s < results.length; s++) {
+      const result = results[s] as SliceResult;
       const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
       for (let g = 0; g < result.games; g++) {
-        // Arrays made at their final length: grown by push, each would hold room for 17 items,
-        // and a 1v1 batch of 100k tickets makes 200k of them that all outlive the batch.
+        const firstTeam = g * teamCount;
         let players = 0;
-        for (let t = 0; t < teamCount; t++) players += result.teamLength[g * teamCount + t] as number;
-        const teams = new Array<string[]>(teamCount);
-        const rated = new Array<RatedPlayer[]>(teamCount);
-        const waitsMs = new Array<number>(players);
-        let w = 0;
+        for (let t = 0; t < teamCount; t++) players += result.teamLength[firstTeam + t] as number;
+        let teams: string[][];
+        let waitsMs: number[];
+        // The games' tickets, for their predicted balance: a pair's two, or every team's.
+        let first: CompetitiveTicket;
+        let second: CompetitiveTicket | undefined;
+        let sides: CompetitiveTicket[][] | undefined;
         let alive = true;
-        for (let t = 0; t < teamCount; t++) {
-          const length = result.teamLength[g * teamCount + t] as number;
-          const ids = new Array<string>(length);
-          const side: RatedPlayer[] = [];
-          for (let k = 0; k < length; k++) {
-            const entry = batch.entries[offset + (result.members[member++] as number)] as BatchEntry;
-            const ticket = entry.ticket;
-            if (checkPool && this.pool.get(ticket.ticketId)?.ticket !== ticket) alive = false;
-            ids[k] = ticket.ticketId;
-            waitsMs[w++] = entry.waitMs;
-            const uncertainty = ticket.scoreUncertainty ?? 0;
-            for (const player of ticket.players) side.push({ score: player.score, uncertainty });
+        if (teamCount === 2 && players === 2) {
+          // One ticket a side (1v1): array literals, made at their size in one step, cost a quarter
+          // of arrays made by length and filled, for the 50k games of a 100k batch.
+          const a = offset + (result.members[member] as number);
+          const b = offset + (result.members[member + 1] as number);
+          member += 2;
+          first = tickets[a] as CompetitiveTicket;
+          second = tickets[b] as CompetitiveTicket;
+          if (checkPool) alive = this.stillWaiting(first) && this.stillWaiting(second);
+          teams = [[ticketIds[a] as string], [ticketIds[b] as string]];
+          waitsMs = [waitMs[a] as number, waitMs[b] as number];
+        } else {
+          // Arrays made at their final length: grown by push, each would hold room for 17 items.
+          teams = new Array<string[]>(teamCount);
+          sides = new Array<CompetitiveTicket[]>(teamCount);
+          waitsMs = new Array<number>(players);
+          let w = 0;
+          for (let t = 0; t < teamCount; t++) {
+            const length = result.teamLength[firstTeam + t] as number;
+            const ids = new Array<string>(length);
+            const side = new Array<CompetitiveTicket>(length);
+            for (let k = 0; k < length; k++) {
+              const at = offset + (result.members[member++] as number);
+              side[k] = tickets[at] as CompetitiveTicket;
+              if (checkPool && !this.stillWaiting(side[k] as CompetitiveTicket)) alive = false;
+              ids[k] = ticketIds[at] as string;
+              waitsMs[w++] = waitMs[at] as number;
+            }
+            teams[t] = ids;
+            sides[t] = side;
           }
-          teams[t] = ids;
-          rated[t] = side;
+          first = (sides[0] as CompetitiveTicket[])[0] as CompetitiveTicket;
         }
         if (!alive) {
           dropped += 1;
           continue;
         }
         for (let m = member - players; m < member; m++) {
-          taken[batch.order[offset + (result.members[m] as number)] as number] = 1;
+          taken[order[offset + (result.members[m] as number)] as number] = 1;
         }
         takenCount += players;
         const map = result.map[g] as number;
@@ -314,19 +333,19 @@ export class CompetitiveMatcher {
         formed.push(
           this.start(
             teams,
-            rated,
             waitsMs,
             map < 0 ? undefined : this.config.maps[map],
             region < 0 ? undefined : this.config.regions[region],
             result.scoreGap[g] as number,
             result.teamImbalance[g] as number,
+            sides ?? [first, second as CompetitiveTicket],
           ),
         );
       }
       climbAttempts += result.climbAttempts;
       climbImprovements += result.climbImprovements;
       converged &&= result.converged;
-    });
+    }
     this.takeFromPool(batch, taken, takenCount);
 
     const now = batch.at;
@@ -355,7 +374,7 @@ export class CompetitiveMatcher {
     }
     this.report = {
       at: now,
-      tickets: batch.entries.length,
+      tickets: batch.sorted.length,
       games: formed.length,
       dropped,
       climbAttempts,
@@ -383,7 +402,7 @@ export class CompetitiveMatcher {
 
   /**
    * Takes the tickets of the games started out of the pool. Deleting 100k ids one by one, in score
-   * order (random in the hash table), was a third of a 1v1 batch of 100k (issue 15); when the
+   * order (random in the hash table), was a third of a 1v1 batch of 100k; when the
    * batch took most of the pool and the pool is still exactly the batch (nothing arrived or left
    * while it was out), a new pool is built from the few leftovers instead, in the same arrival
    * order the deletes would have left.
@@ -405,39 +424,38 @@ export class CompetitiveMatcher {
     }
   }
 
+  /** Whether this very ticket object still waits (not removed, nor removed and added again). */
+  private stillWaiting(ticket: CompetitiveTicket): boolean {
+    return this.pool.get(ticket.ticketId)?.ticket === ticket;
+  }
+
   /** Records a started game's quality (its tickets leave the pool in takeFromPool). */
   private start(
     teams: string[][],
-    rated: readonly (readonly RatedPlayer[])[],
     waitsMs: number[],
     map: string | undefined,
     region: string | undefined,
     scoreGap: number,
     teamImbalance: number,
+    /** A pair's two tickets, or every team's. */
+    players: readonly [CompetitiveTicket, CompetitiveTicket] | readonly (readonly CompetitiveTicket[])[],
   ): FormedGame {
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;
     const beta = this.config.performanceSd ?? (this.distribution.stdDev > 0 ? this.distribution.stdDev / 2 : 1);
-    const { favouriteWinProbability, matchQuality } = predictedBalance(rated, beta);
-    return {
-      teams,
-      map,
-      region,
-      quality: { scoreGap, teamImbalance, gapInSigma, waitsMs, favouriteWinProbability, matchQuality },
-    };
+    return { teams, map, region, quality: new FormedGameQuality(scoreGap, teamImbalance, gapInSigma, waitsMs, beta, players) };
   }
 }
 
 /**
- * Whether some pair the 1v1 pairing may form crosses the cut before entries[to]: the neighbours
+ * Whether some pair the 1v1 pairing may form crosses the cut before position `to`: the neighbours
  * there, or, for the budget pairing (which pairs over one ticket too), a pair over the cut.
  */
-function pairsAcross(entries: readonly BatchEntry[], to: number, rule: PairWindow): boolean {
-  const at = (k: number) => entries[k] as BatchEntry;
-  if (windowAllows(at(to - 1), at(to), rule)) return true;
+function pairsAcross(sorted: SortedBatch, to: number, rule: PairWindow): boolean {
+  if (windowAllowsAt(sorted, to - 1, to, rule)) return true;
   if (rule !== 'budget') return false;
-  return (to >= 2 && windowAllows(at(to - 2), at(to), rule)) || (to + 1 < entries.length && windowAllows(at(to - 1), at(to + 1), rule));
+  return (to >= 2 && windowAllowsAt(sorted, to - 2, to, rule)) || (to + 1 < sorted.length && windowAllowsAt(sorted, to - 1, to + 1, rule));
 }
 
 /**
@@ -457,7 +475,7 @@ interface PreparedSlice {
 /**
  * A waiting ticket with its party score, computed once on arrival: a batch sorts by it, and
  * reading it from here instead of through ticket → players → player for every ticket of every
- * batch saved a tenth of a 1v1 batch of 100k (issue 15).
+ * batch saved a tenth of a 1v1 batch of 100k.
  */
 interface Waiting {
   readonly ticket: CompetitiveTicket;
@@ -467,11 +485,10 @@ interface Waiting {
 /** A batch between prepare and apply. */
 interface PreparedBatch {
   readonly at: number;
-  /** The pool in its order at prepare; `order[k]` is the place there of entries[k]. */
+  /** The pool in its order at prepare; `sorted.order[k]` is the place there of position k. */
   readonly waiting: readonly Waiting[];
-  readonly order: Uint32Array;
   /** The batch in ascending score, holding the ticket objects as they were when it was prepared. */
-  readonly entries: readonly BatchEntry[];
+  readonly sorted: SortedBatch;
   readonly context: SliceContext;
   readonly slices: readonly PreparedSlice[];
   /** arrivalsSinceBatch and removals when it was prepared. */
