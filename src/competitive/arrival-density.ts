@@ -1,3 +1,4 @@
+import type { CompetitiveTicket } from './competitive-config.js';
 import { ScoreDistribution } from './score-distribution.js';
 
 /**
@@ -182,4 +183,69 @@ export class DensitySnapshot {
 /** The smallest spread bins are cut for: scores that are all equal still get a bin width > 0. */
 function floorWidth(centre: number): number {
   return 1e-3 * Math.max(1, Math.abs(centre));
+}
+
+/**
+ * Arrivals counted per region as well: a factory with regions pairs a ticket mostly with players
+ * near its own best region (latency above what a ticket has elsewhere costs, budget-pairing.ts), so
+ * its partners are that region's arrivals, not everyone's. A ticket is counted in the region of its
+ * lowest latency (measured, or the locality prior); one without any, only in the whole.
+ */
+export class RegionalDensity {
+  private readonly whole = new ArrivalDensity();
+  private readonly byRegion = new Map<string, ArrivalDensity>();
+
+  constructor(private readonly regions: readonly string[]) {
+    for (const region of regions) this.byRegion.set(region, new ArrivalDensity());
+  }
+
+  record(ticket: CompetitiveTicket, score: number, at: number): void {
+    this.whole.record(score, at);
+    const region = nearestRegion(ticket, this.regions);
+    if (region !== undefined) this.byRegion.get(region)?.record(score, at);
+  }
+
+  /** Every region's density at `now`, made when first asked for in the batch. */
+  snapshot(now: number): DensityView {
+    return new DensityView(this.whole.snapshot(now), (region) => this.byRegion.get(region)?.snapshot(now), this.regions);
+  }
+}
+
+/** One batch's densities: the whole factory's, and the one that counts for a given ticket. */
+export class DensityView {
+  private readonly regional = new Map<string, DensitySnapshot | undefined>();
+
+  constructor(
+    readonly whole: DensitySnapshot,
+    private readonly take: (region: string) => DensitySnapshot | undefined,
+    private readonly regions: readonly string[],
+  ) {}
+
+  /** A factory without regions: the one density counts for every ticket. */
+  static of(whole: DensitySnapshot): DensityView {
+    return new DensityView(whole, () => undefined, []);
+  }
+
+  forTicket(ticket: CompetitiveTicket): DensitySnapshot {
+    if (this.regions.length === 0) return this.whole;
+    const region = nearestRegion(ticket, this.regions);
+    if (region === undefined) return this.whole;
+    let snapshot = this.regional.get(region);
+    if (!this.regional.has(region)) this.regional.set(region, (snapshot = this.take(region)));
+    return snapshot ?? this.whole;
+  }
+}
+
+/** The configured region with the ticket's lowest latency; undefined when it has none. */
+function nearestRegion(ticket: CompetitiveTicket, regions: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestMs = Infinity;
+  for (const region of regions) {
+    const ms = ticket.latencyMs.get(region);
+    if (ms !== undefined && ms < bestMs) {
+      best = region;
+      bestMs = ms;
+    }
+  }
+  return best;
 }

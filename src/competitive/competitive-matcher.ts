@@ -1,4 +1,4 @@
-import { ArrivalDensity } from './arrival-density.js';
+import { RegionalDensity } from './arrival-density.js';
 import { partyScore, sortedBatch, type SortedBatch } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
@@ -68,7 +68,7 @@ export class CompetitiveMatcher {
   private readonly distribution = new ScoreDistribution();
   private readonly gaps = new GapHistogram();
   /** Arrivals over score, for a wait target's windows; undefined without a target. */
-  private readonly arrivals: ArrivalDensity | undefined;
+  private readonly arrivals: RegionalDensity | undefined;
   private readonly pairWindow: PairWindow;
   private gamesFormed = 0;
   /** When the interval of the next batch started: the last batch, or the first arrival after it. */
@@ -96,7 +96,7 @@ export class CompetitiveMatcher {
     assertValidCompetitiveConfig(config);
     this.schedule = new ExpansionSchedule(config.expansion);
     this.batchSpacing = config.batch.intervalMs;
-    this.arrivals = config.target === undefined ? undefined : new ArrivalDensity();
+    this.arrivals = config.target === undefined ? undefined : new RegionalDensity(config.regions);
     // A target's windows are what waiting is expected to cost, which the budget pairing weighs.
     this.pairWindow = config.pairWindow ?? (config.target === undefined ? DEFAULT_PAIR_WINDOW : 'budget');
   }
@@ -113,7 +113,7 @@ export class CompetitiveMatcher {
     const score = partyScore(ticket);
     this.pool.set(ticket.ticketId, { ticket, score });
     this.arrivalsSinceBatch += 1;
-    this.arrivals?.record(score, ticket.enqueuedAt);
+    this.arrivals?.record(ticket, score, ticket.enqueuedAt);
     for (const player of ticket.players) this.distribution.record(player.score);
   }
 

@@ -31,6 +31,6 @@ export { MAX_ABS_SCORE, validateTicket } from './ticket-validation.js';
 export { greatCircleKm, latencyPrior, withLatencyPrior } from './locality.js';
 export { SoftPreferences } from './soft-preferences.js';
 export { DEFAULT_PAIR_WINDOW, pairWindowOf } from './one-on-one-pairing.js';
-export { ArrivalDensity, DensitySnapshot } from './arrival-density.js';
+export { ArrivalDensity, DensitySnapshot, DensityView, RegionalDensity } from './arrival-density.js';
 export { planTarget, TargetWindows, WINDOW_SHAPES, type TargetPlan, type WindowShape } from './target-windows.js';
 export { predictedBalance, type PredictedBalance, type RatedPlayer } from './match-quality.js';

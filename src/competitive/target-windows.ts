@@ -1,4 +1,4 @@
-import type { DensitySnapshot } from './arrival-density.js';
+import type { DensityView } from './arrival-density.js';
 import type { CompetitiveTicket, WaitTarget } from './competitive-config.js';
 
 /**
@@ -13,7 +13,8 @@ import type { CompetitiveTicket, WaitTarget } from './competitive-config.js';
  * where density is arrivals per ms per score unit near the ticket's score, typical is the density
  * the average arrival sees, tau a time scale and growth the shape's growth time in units of tau.
  * Why this form:
- * - 1 / sqrt(density): a ticket waiting for a partner within w sees them arrive at 2 w density, so
+ * - 1 / sqrt(density): a ticket waiting for a partner within w sees them arrive at 2 w density (of
+ *   its own region's arrivals where the factory has regions: those are its partners), so
  *   waiting longer buys a gap smaller by about 1 / (density x wait); weighing that against the wait
  *   gives a window proportional to 1 / sqrt(density) (an optimal-stopping argument, and the exponent
  *   that placed best in the simulator against 0, 0.25, 0.75 and 1). Windows widen where partners are
@@ -102,7 +103,7 @@ export class TargetWindows {
   private readonly tauMs: number;
 
   constructor(
-    private readonly density: DensitySnapshot,
+    private readonly density: DensityView,
     private readonly plan: TargetPlan,
     /** A mean-gap target in score units (sigmas times the factory's spread); undefined otherwise. */
     meanGap: number | undefined,
@@ -112,7 +113,8 @@ export class TargetWindows {
     } else {
       // gap ~ shape.gap / NORMAL_FIRST_WINDOW x the arrival-weighted mean first window, which is
       // meanInverseRoot / (tau sqrt(typical)): solved for tau.
-      const firstWindowTimesTau = density.meanInverseRoot / Math.sqrt(density.typical);
+      const { whole } = density;
+      const firstWindowTimesTau = whole.meanInverseRoot / Math.sqrt(whole.typical);
       const tau = ((plan.shape.gap / NORMAL_FIRST_WINDOW) * firstWindowTimesTau) / (meanGap as number);
       this.tauMs = Math.min(plan.maxTauMs, Math.max(1, Number.isFinite(tau) ? tau : plan.maxTauMs));
     }
@@ -125,7 +127,8 @@ export class TargetWindows {
     if (waitMs >= budget) return Infinity;
     // A ticket with its own budget gets the factory's shape stretched or squeezed to it.
     const tau = own === undefined ? this.tauMs : (this.tauMs * own) / this.plan.budgetMs;
-    const crowd = Math.sqrt(this.density.typical * this.density.at(score));
+    const density = this.density.forTicket(ticket);
+    const crowd = Math.sqrt(density.typical * density.at(score));
     if (!(crowd > 0)) return Infinity;
     return (1 / (tau * crowd)) * (1 + waitMs / (this.plan.shape.growth * tau));
   }

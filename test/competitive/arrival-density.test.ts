@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalDensity } from '../../src/competitive/index.js';
+import { ArrivalDensity, RegionalDensity } from '../../src/competitive/index.js';
 import { Sampler } from '../../src/simulation/sampling.js';
 
 const normalPdf = (z: number) => Math.exp(-(z * z) / 2) / Math.sqrt(2 * Math.PI);
@@ -61,5 +61,31 @@ describe('ArrivalDensity: live arrivals per ms per score unit', () => {
     const snapshot = density.snapshot(1000);
     expect(snapshot.at(1400)).toBe(snapshot.at(5000));
     expect(snapshot.at(1400)).toBeGreaterThan(0);
+  });
+
+  it('with regions, a ticket reads the density of its own nearest region: a region of a tenth of the arrivals is ten times thinner', () => {
+    const regional = new RegionalDensity(['eu', 'ap']);
+    const sample = new Sampler(6);
+    const ticket = (latency: Record<string, number>) => ({
+      ticketId: 't',
+      players: [{ playerId: 'p', score: 0 }],
+      enqueuedAt: 0,
+      latencyMs: new Map(Object.entries(latency)),
+      preferredMaps: [],
+      vetoedMaps: [],
+    });
+    const eu = ticket({ eu: 20, ap: 250 });
+    const ap = ticket({ eu: 250, ap: 30 });
+    let t = 0;
+    while (t < 600_000) {
+      t += sample.exponential(50);
+      regional.record(sample.uniform() < 0.9 ? eu : ap, sample.normal(1500, 200), t);
+    }
+    const view = regional.snapshot(t);
+    const ratio = view.forTicket(eu).at(1500) / view.forTicket(ap).at(1500);
+    expect(ratio).toBeGreaterThan(6);
+    expect(ratio).toBeLessThan(14);
+    // Without latencies a ticket counts the whole factory's arrivals.
+    expect(view.forTicket(ticket({}))).toBe(view.whole);
   });
 });

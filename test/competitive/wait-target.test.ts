@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalDensity, planTarget, TargetWindows, WINDOW_SHAPES } from '../../src/competitive/index.js';
+import { ArrivalDensity, DensityView, planTarget, TargetWindows, WINDOW_SHAPES } from '../../src/competitive/index.js';
 import { Sampler } from '../../src/simulation/sampling.js';
 import { config, matcher, solo } from './fixtures.js';
 
@@ -43,7 +43,7 @@ describe('wait targets: windows', () => {
   const { density, now } = normalArrivals(20, 900);
   const snapshot = density.snapshot(now);
   const plan = planTarget({ waitP99Ms: 10_000 }, 250, 600_000);
-  const windows = new TargetWindows(snapshot, plan, undefined);
+  const windows = new TargetWindows(DensityView.of(snapshot), plan, undefined);
   const ticket = solo('t', 1500);
 
   it('are narrow where partners are many and wide where they are rare, by 1 / sqrt(density)', () => {
@@ -62,7 +62,7 @@ describe('wait targets: windows', () => {
 
   it('scale with the arrival rate: ten times the arrivals, about a tenth of the window', () => {
     const busy = normalArrivals(200, 300);
-    const faster = new TargetWindows(busy.density.snapshot(busy.now), plan, undefined);
+    const faster = new TargetWindows(DensityView.of(busy.density.snapshot(busy.now)), plan, undefined);
     const ratio = windows.windowOf(ticket, 1500, 0) / faster.windowOf(ticket, 1500, 0);
     expect(ratio).toBeGreaterThan(7);
     expect(ratio).toBeLessThan(13);
@@ -77,8 +77,8 @@ describe('wait targets: windows', () => {
 
   it('a mean-gap target sets tau from the live density: a tighter gap, a longer tau, narrower windows', () => {
     const gapPlan = planTarget({ meanGapSigma: 0.1 }, 250, 600_000);
-    const loose = new TargetWindows(snapshot, gapPlan, 0.1 * 200);
-    const tight = new TargetWindows(snapshot, gapPlan, 0.05 * 200);
+    const loose = new TargetWindows(DensityView.of(snapshot), gapPlan, 0.1 * 200);
+    const tight = new TargetWindows(DensityView.of(snapshot), gapPlan, 0.05 * 200);
     expect(tight.windowOf(ticket, 1500, 0)).toBeLessThan(loose.windowOf(ticket, 1500, 0));
   });
 });
