@@ -89,6 +89,7 @@ export class ArrivalDensity {
       total > 0 ? weighted / total : 0,
       total > 0 ? inverseRoots / total : Infinity,
       total / span,
+      true,
     );
   }
 
@@ -98,7 +99,7 @@ export class ArrivalDensity {
     const count = this.pending.length;
     const width = Math.max(4 * this.spread.stdDev, floorWidth(this.spread.mean));
     const value = count / (span * width);
-    return new DensitySnapshot(Float64Array.of(value), this.spread.mean, Infinity, value, 1 / Math.sqrt(value), count / span);
+    return new DensitySnapshot(Float64Array.of(value), this.spread.mean, Infinity, value, 1 / Math.sqrt(value), count / span, false);
   }
 
   /** The horizon the decayed counts cover: shorter than horizonMs while the first arrival is recent. */
@@ -167,6 +168,11 @@ export class DensitySnapshot {
     readonly meanInverseRoot: number,
     /** Arrivals per ms over the horizon. */
     readonly ratePerMs: number,
+    /**
+     * Whether enough arrivals were seen to tell a crowd from a desert (`neighbours` of them): before,
+     * a spread estimated from two or three scores makes any density look dense.
+     */
+    readonly warm: boolean,
   ) {}
 
   /** Interpolated between the centres of the two nearest bins, so a bin's edge is not a step. */
@@ -232,7 +238,8 @@ export class DensityView {
     if (region === undefined) return this.whole;
     let snapshot = this.regional.get(region);
     if (!this.regional.has(region)) this.regional.set(region, (snapshot = this.take(region)));
-    return snapshot ?? this.whole;
+    // A region that has seen too few arrivals yet reads the whole factory's.
+    return snapshot !== undefined && snapshot.warm ? snapshot : this.whole;
   }
 }
 

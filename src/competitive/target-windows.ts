@@ -22,7 +22,8 @@ import type { CompetitiveTicket, WaitTarget } from './competitive-config.js';
  * - with density in the formula, a shape's mean wait, p99 wait and mean gap x arrival rate are
  *   fixed multiples of tau whatever the rate (measured at 2 and 20 players/s, within ~5%): WINDOW_SHAPES.
  *   A target picks the shape and tau that give the smallest gap its waits allow.
- * - past its budget (the ticket's own, else twice the p99 target) a ticket takes any partner, and
+ * - until the density has seen a few dozen arrivals, and past its budget (the ticket's own, else
+ *   twice the p99 target), a ticket takes any partner, and
  *   the pairing never leaves it behind for a younger one (pairWindow `budget`).
  */
 export interface WindowShape {
@@ -128,6 +129,9 @@ export class TargetWindows {
     // A ticket with its own budget gets the factory's shape stretched or squeezed to it.
     const tau = own === undefined ? this.tauMs : (this.tauMs * own) / this.plan.budgetMs;
     const density = this.density.forTicket(ticket);
+    // Until the factory has seen a few dozen arrivals (just started, or just taken over) it cannot
+    // tell a crowd from a desert: whoever is there plays, the youngest waits.
+    if (!density.warm) return Infinity;
     const crowd = Math.sqrt(density.typical * density.at(score));
     if (!(crowd > 0)) return Infinity;
     return (1 / (tau * crowd)) * (1 + waitMs / (this.plan.shape.growth * tau));

@@ -61,6 +61,9 @@ describe('ArrivalDensity: live arrivals per ms per score unit', () => {
     const snapshot = density.snapshot(1000);
     expect(snapshot.at(1400)).toBe(snapshot.at(5000));
     expect(snapshot.at(1400)).toBeGreaterThan(0);
+    expect(snapshot.warm).toBe(false);
+    for (let i = 0; i < 30; i++) density.record(1500 + i, 2000 + i);
+    expect(density.snapshot(3000).warm).toBe(true);
   });
 
   it('with regions, a ticket reads the density of its own nearest region: a region of a tenth of the arrivals is ten times thinner', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArrivalDensity, DensityView, planTarget, TargetWindows, WINDOW_SHAPES } from '../../src/competitive/index.js';
 import { Sampler } from '../../src/simulation/sampling.js';
-import { config, matcher, solo } from './fixtures.js';
+import { config, matcher, pairsOf, solo } from './fixtures.js';
 
 /** A density fed with `seconds` of Poisson arrivals of N(1500, 200) scores. */
 function normalArrivals(perSecond: number, seconds: number): { density: ArrivalDensity; now: number } {
@@ -96,6 +96,13 @@ describe('a matcher with a wait target', () => {
     // Past the budget (twice the p99 target) the far ticket takes anyone left.
     const later = m.formGames(4_300).flatMap((g) => g.teams.flat());
     expect(later).toContain('far');
+  });
+
+  it('a factory that has seen too few arrivals to tell a crowd from a desert pairs whoever is there', () => {
+    const m = matcher(config({ target: { waitP99Ms: 10_000 }, batch: { maxTickets: 1000, intervalMs: 250 } }));
+    m.add(solo('waiter', 1500, { enqueuedAt: 0 }));
+    m.add(solo('challenger', 1900, { enqueuedAt: 100 }));
+    expect(pairsOf(m.formGames(250))).toEqual(['challenger+waiter']);
   });
 
   it('refuses a ticket budget or latency ceiling outside the factory bounds, naming the field', () => {
