@@ -10,5 +10,4 @@ export {
 } from './apportion-policy.js';
 export { DecayingRate } from './decaying-rate.js';
 export { estimateWaitMs } from './wait-estimate.js';
-export type { Drained, Placement, PlacementPort } from './placement-port.js';
-export { InProcessPlacement } from './in-process-placement.js';
+export { Placement, type Drained, type Placed } from './placement.js';

@@ -2,12 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { valueKey } from '../../src/attributes/attribute-value.js';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
+import type { CoreHost } from '../../src/app/core-host.js';
 import type { FindRequest, ServerOrder } from '../../src/coordinator/messages.js';
-import { silentLog } from '../../src/coordinator/ports.js';
 import { MatchmakingError } from '../../src/errors/index.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
-import { ManualTimers, MemoryStore, RecordingChannel, RecordingListener, settle } from './fixture.js';
+import { ManualTimers, MemoryStore, RecordingChannel, RecordingListener, settle, testCore } from './fixture.js';
 
 /**
  * Issue 10, "Tests as specification": random sequences of find, cancel, party find, server
@@ -44,7 +42,7 @@ interface HostedGame {
 class World {
   timers = new ManualTimers();
   store = new MemoryStore();
-  coordinator!: Coordinator;
+  coordinator!: CoreHost;
   readonly servers = new Map<string, { channel: RecordingChannel; maxGames: number; seen: number; pending: { order: ServerOrder; sentAt: number }[]; games: Map<string, HostedGame> }>();
   readonly tickets = new Map<string, ClientTicket>();
   private nextGame = 0;
@@ -56,12 +54,7 @@ class World {
 
   boot(): void {
     const config = parseConfig(YAML);
-    this.coordinator = new Coordinator(
-      config,
-      { now: () => this.timers.now, timers: this.timers, newId: () => `id${++this.id}`, random: () => 0.5, log: silentLog, store: this.store },
-      new InProcessPlacement(config.placement.policy, () => this.timers.now),
-      [...this.store.records.values()],
-    );
+    this.coordinator = testCore(config, this.timers, { newId: () => `id${++this.id}`, store: this.store, restored: [...this.store.records.values()] });
   }
 
   /** Reads new orders each server received: createGame waits for an answer, reserveSeats seats players. */

@@ -1,8 +1,9 @@
+import type { CorePlace } from '../../app/build-core.js';
+import type { CoreHost } from '../../app/core-host.js';
+import { LocalDelivery } from '../../cluster/in-process/index.js';
 import type { CoordinatorConfig } from '../../config/config.js';
-import { Coordinator } from '../../coordinator/coordinator.js';
-import { realTimers, type Log, type TicketRecord } from '../../coordinator/ports.js';
+import type { Log } from '../../coordinator/ports.js';
 import type { MatchmakingError } from '../../errors/index.js';
-import { InProcessPlacement } from '../../placement/index.js';
 import { RedisFactoryLease } from '../factory-lease.js';
 import type { RedisClient } from '../script-set.js';
 import type { StreamEntry } from '../stream-reply.js';
@@ -19,9 +20,10 @@ export interface MatcherSeatOptions {
   readonly nodeId: string;
   readonly leaseMs: number;
   readonly log: Log;
-  readonly newId: () => string;
+  /** Builds the core when this node takes the matcher: the process's one builder, with its environment. */
+  readonly build: (place: CorePlace) => CoreHost;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
-  readonly onCore?: (core: Coordinator | undefined) => void;
+  readonly onCore?: (core: CoreHost | undefined) => void;
 }
 
 /** How long a dead node's unread answers and a kept assignment stay in Redis. */
@@ -37,7 +39,7 @@ const OUT_KEPT_MS = 3_600_000;
  */
 export class MatcherSeat {
   private token: number | undefined;
-  private core: Coordinator | undefined;
+  private core: CoreHost | undefined;
   private readonly listeners = new Map<string, RelayListener>();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
@@ -106,12 +108,13 @@ export class MatcherSeat {
   private async takeSeat(token: number): Promise<void> {
     this.token = token;
     this.lastRenewed = Date.now();
-    const { config, log, newId } = this.options;
+    const { log } = this.options;
     const restored = await RelayTicketStore.load(this.client);
     this.batch = new FencedBatch(this.client, (what) => this.refused(what), log);
     const store = new RelayTicketStore(this.batch, token);
-    const now = () => Date.now();
-    this.core = new Coordinator(config, { now, timers: realTimers, newId, random: Math.random, log, store }, new InProcessPlacement(config.placement.policy, now), restored);
+    // Tickets riding a creation in flight are stored too: the step's MULTI carries them at no
+    // extra round trip, and a new owner then gives every acknowledged ticket its place back.
+    this.core = this.options.build({ store, restored, orders: new LocalDelivery(), storeInFlight: true });
     log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
     this.options.onCore?.(this.core);
     this.reading = this.readInbox(token);
@@ -122,6 +125,7 @@ export class MatcherSeat {
     this.options.log.warn({ node: this.options.nodeId, token: this.token, reason }, 'this node no longer runs the matcher');
     this.token = undefined;
     this.core?.beginShutdown();
+    this.core?.close();
     this.core = undefined;
     this.listeners.clear();
     this.channels.clear();
@@ -211,6 +215,8 @@ export class MatcherSeat {
       case 'find': {
         const id = message.request.ticketId;
         let listener = this.listeners.get(id);
+        // The same node asking again (it resends its finds when the owner changes) keeps its
+        // listener, so the core does not cancel the call it is answering.
         if (listener?.node !== message.node) this.listeners.set(id, (listener = new RelayListener(this, message.node, id)));
         try {
           core.find(message.request, listener);
@@ -224,7 +230,9 @@ export class MatcherSeat {
         return;
       case 'abandon': {
         const listener = this.listeners.get(message.ticketId);
-        if (listener?.node === message.node) core.abandon(message.ticketId, listener);
+        if (listener?.node !== message.node) return;
+        this.listeners.delete(message.ticketId);
+        core.abandon(message.ticketId, listener);
         return;
       }
       case 'hello': {
@@ -274,6 +282,11 @@ export class MatcherSeat {
     this.stepDown('stale token');
   }
 
+  /** The call a listener answered is over (assigned, or failed): the owner forgets its listener. */
+  answered(ticketId: string, listener: RelayListener): void {
+    if (this.listeners.get(ticketId) === listener) this.listeners.delete(ticketId);
+  }
+
   /** A fenced answer to a node; a refused one means another node owns the matcher now. */
   answer(node: string, message: OutMessage): void {
     const token = this.token;
@@ -288,4 +301,3 @@ export class MatcherSeat {
   }
 }
 
-export type { TicketRecord };

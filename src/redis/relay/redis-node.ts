@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { CorePlace } from '../../app/build-core.js';
+import type { CoreHost } from '../../app/core-host.js';
 import type { CoordinatorConfig } from '../../config/config.js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { CoordinatorView } from '../../coordinator/edges/view.js';
 import type { Log } from '../../coordinator/ports.js';
@@ -19,14 +20,17 @@ export interface RedisNodeOptions {
   readonly leaseMs?: number;
   /** The node heartbeat's TTL, renewed every lease/3. Default: the lease (a dead node's servers leave the core within about 3 s). */
   readonly heartbeatMs?: number;
-  /** What the view shows while another node runs the matcher. */
-  readonly idleView: CoordinatorView;
+  /** Builds the core when this node takes the matcher (the process's builder and environment). */
+  readonly build: (place: CorePlace) => CoreHost;
 }
 
 export interface RedisNode {
   readonly nodeId: string;
   readonly commands: CoordinatorCommands;
+  /** The matcher core's view while this node runs it; empty otherwise. */
   readonly view: CoordinatorView;
+  /** The core this node runs, while it owns the matcher. */
+  core(): CoreHost | undefined;
   /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */
   onHealth(listener: (serving: boolean) => void): void;
   stop(): Promise<void>;
@@ -50,13 +54,13 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
   await heartbeat.start();
   const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)), heartbeat);
-  let core: Coordinator | undefined;
+  let core: CoreHost | undefined;
   const seat = await MatcherSeat.open(client, seatReader!, {
     config: options.config,
     nodeId,
     leaseMs,
     log: options.log,
-    newId: randomUUID,
+    build: options.build,
     onCore: (c) => (core = c),
   });
   const healthListeners: ((serving: boolean) => void)[] = [];
@@ -73,7 +77,8 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   return {
     nodeId,
     commands: gateway,
-    view: new MatcherView(() => core?.view ?? options.idleView),
+    view: new MatcherView(() => core?.view),
+    core: () => core,
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');

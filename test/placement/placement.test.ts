@@ -1,24 +1,40 @@
-/**
- * What every PlacementPort adapter must do: ONE table of cases, run against InProcessPlacement
- * and against RedisPlacement on one redis-server and on a 3-master Redis Cluster
- * (test/redis/placement-contract.test.ts). A case gets a fresh adapter and the manual clock it reads.
- */
-import { expect } from 'vitest';
-import type { PlacementPort } from '../../src/placement/placement-port.js';
-import type { ServerPolicy } from '../../src/placement/slot-ledger.js';
+import { describe, expect, it } from 'vitest';
+import { Placement } from '../../src/placement/index.js';
+import type { ServerCapacity, ServerPolicy } from '../../src/placement/slot-ledger.js';
 
-export interface ManualClock {
+/**
+ * Slots and the creation queue as the core uses them: one table of cases. Time is an argument of
+ * Placement; `port` reads it from the case's manual clock so each case reads like a script.
+ */
+interface ManualClock {
   now: number;
 }
 
-export interface PlacementSubject {
-  readonly port: PlacementPort;
+function portOf(placement: Placement, clock: ManualClock) {
+  return {
+    addServer: (serverId: string, factories: readonly string[], capacity: ServerCapacity, running: number) => placement.addServer(serverId, factories, capacity, running, clock.now),
+    removeServer: (serverId: string) => placement.removeServer(serverId),
+    setCapacity: (serverId: string, capacity: ServerCapacity) => placement.setCapacity(serverId, capacity, clock.now),
+    gameEnded: (serverId: string) => placement.gameEnded(serverId),
+    recordDemand: (factory: string) => placement.recordDemand(factory, clock.now),
+    place: (factory: string, requestId: string, priority: number) => placement.place(factory, requestId, priority, clock.now),
+    confirm: (serverId: string) => placement.confirm(serverId),
+    release: (serverId: string) => placement.release(serverId),
+    withdraw: (requestId: string) => placement.withdraw(requestId),
+    drain: () => placement.drain(clock.now),
+    position: (requestId: string) => placement.position(requestId),
+    head: (factory: string, count: number) => placement.head(factory, count),
+    depth: (factory?: string) => placement.depth(factory),
+    freeSlots: (factory?: string) => placement.freeSlots(factory),
+  };
+}
+
+interface PlacementSubject {
+  readonly port: ReturnType<typeof portOf>;
   readonly clock: ManualClock;
 }
 
-export type MakePlacement = (policy: ServerPolicy) => Promise<PlacementSubject>;
-
-export interface PlacementCase {
+interface PlacementCase {
   readonly name: string;
   readonly policy?: ServerPolicy;
   run(subject: PlacementSubject): Promise<void>;
@@ -26,7 +42,7 @@ export interface PlacementCase {
 
 const open = { maxGames: 2, maxStartsPerSecond: 0 };
 
-export const placementCases: readonly PlacementCase[] = [
+const placementCases: readonly PlacementCase[] = [
   {
     name: 'fill: the server with the fewest free slots gets the game, ties to the smaller id',
     policy: 'fill',
@@ -216,11 +232,20 @@ export const placementCases: readonly PlacementCase[] = [
   {
     name: 'bad capacity and priority are refused with a RangeError naming the field',
     async run({ port }) {
-      await expect(port.addServer('s', ['f'], { maxGames: -1, maxStartsPerSecond: 0 }, 0)).rejects.toThrow(/maxGames/);
-      await expect(port.addServer('s', ['f'], { maxGames: 1.5, maxStartsPerSecond: 0 }, 0)).rejects.toThrow(RangeError);
-      await expect(port.addServer('s', ['f'], { maxGames: 1, maxStartsPerSecond: -2 }, 0)).rejects.toThrow(/maxStartsPerSecond/);
-      await expect(port.place('f', 'a', Number.NaN)).rejects.toThrow(/priority/);
+      expect(() => port.addServer('s', ['f'], { maxGames: -1, maxStartsPerSecond: 0 }, 0)).toThrow(/maxGames/);
+      expect(() => port.addServer('s', ['f'], { maxGames: 1.5, maxStartsPerSecond: 0 }, 0)).toThrow(RangeError);
+      expect(() => port.addServer('s', ['f'], { maxGames: 1, maxStartsPerSecond: -2 }, 0)).toThrow(/maxStartsPerSecond/);
+      expect(() => port.place('f', 'a', Number.NaN)).toThrow(/priority/);
       expect(await port.freeSlots()).toBe(0);
     },
   },
 ];
+
+describe('Placement (slot ledger and creation queue)', () => {
+  for (const c of placementCases) {
+    it(c.name, async () => {
+      const clock = { now: 0 };
+      await c.run({ port: portOf(new Placement(c.policy ?? 'fill'), clock), clock });
+    });
+  }
+});
