@@ -47,6 +47,8 @@ export interface CorePlace {
   readonly players?: PlayerIndex;
   /** Also store tickets riding a creation in flight (see GameCreations). */
   readonly storeInFlight?: boolean;
+  /** Called once each step's effects are applied (a cluster owner commits the step's writes then). */
+  readonly afterStep?: () => void;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -94,5 +96,6 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
     ratings: environment.ratings,
     workers: environment.workers,
     events: environment.events,
+    afterStep: place.afterStep,
   });
 }

@@ -29,6 +29,8 @@ export interface HostParts {
   readonly workers?: SliceSolver;
   /** Where `event` effects go: metrics, the operator page, logs subscribe here. */
   readonly events: EventHub;
+  /** Called once a step's effects are all applied (a cluster owner commits the step's writes then). */
+  readonly afterStep?: () => void;
 }
 
 /**
@@ -128,6 +130,7 @@ export class CoreHost implements CoordinatorCommands {
       this.applying = false;
     }
     this.arm(this.core.nextWakeAt());
+    this.parts.afterStep?.();
   }
 
   private perform(effect: Effect): void {

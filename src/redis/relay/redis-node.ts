@@ -4,12 +4,14 @@ import type { CoreHost } from '../../app/core-host.js';
 import type { CoordinatorConfig } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { CoordinatorView } from '../../coordinator/edges/view.js';
-import type { Log } from '../../coordinator/ports.js';
+import { realTimers, type Log } from '../../coordinator/ports.js';
 import { connectRedis } from '../connect.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
+import { RedisGatewayStore } from './gateway-store.js';
 import { MatcherSeat } from './matcher-seat.js';
 import { MatcherView } from './matcher-view.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
+import { RedisOwnerStore } from './owner-store.js';
 import { RelayGateway } from './relay-gateway.js';
 
 export interface RedisNodeOptions {
@@ -53,16 +55,21 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   await Promise.all([gatewayReader, seatReader].map((c) => waitReady(c!, options.log, options.url)));
   const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
   await heartbeat.start();
-  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)), heartbeat);
+  const beat = Math.max(50, Math.floor(leaseMs / 3));
+  const gateway = new RelayGateway(new RedisGatewayStore(client, gatewayReader!, nodeId, heartbeat), nodeId, options.config.templates, options.log, realTimers, beat);
+  gateway.start();
   let core: CoreHost | undefined;
-  const seat = await MatcherSeat.open(client, seatReader!, {
-    config: options.config,
+  const ownerStore = await RedisOwnerStore.open(client, seatReader!, nodeId, leaseMs, options.config.placement.ticketTtlMs);
+  const seat = new MatcherSeat(ownerStore, {
     nodeId,
     leaseMs,
     log: options.log,
+    now: Date.now,
+    timers: realTimers,
     build: options.build,
     onCore: (c) => (core = c),
   });
+  seat.start();
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => {
     for (const l of healthListeners) l(serving);
