@@ -49,6 +49,8 @@ export interface CorePlace {
   readonly storeInFlight?: boolean;
   /** Called once each step's effects are applied (a cluster owner commits the step's writes then). */
   readonly afterStep?: () => void;
+  /** For this long after the start, finds for a factory no server serves yet wait for one (a new owner's servers are reconnecting). */
+  readonly awaitServersMs?: number;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -82,6 +84,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
       ratings: environment.ratings,
       solving: { offloadAtTickets: environment.workers ? WORKER_BATCH_MIN_TICKETS : undefined },
       storeInFlight: place.storeInFlight,
+      awaitServersUntil: place.awaitServersMs === undefined ? undefined : environment.now() + place.awaitServersMs,
     },
     place.restored,
     environment.now(),

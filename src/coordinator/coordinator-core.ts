@@ -36,6 +36,11 @@ export interface CoreOptions {
   readonly solving?: Partial<BatchSolving>;
   /** Also store tickets riding a creation in flight (a cluster owner does; see GameCreations). */
   readonly storeInFlight?: boolean;
+  /**
+   * Until this time, a find for a factory no server serves yet waits for one instead of being
+   * refused FAILED_PRECONDITION: a new matcher owner's servers re-announce within moments.
+   */
+  readonly awaitServersUntil?: number;
 }
 
 /** A find's step; `refused` is the answer to a request that can never succeed as asked. */
@@ -119,7 +124,7 @@ export class CoordinatorCore {
     this.restored = new RestoredTickets(ctx, config.placement.ticketTtlMs, restored);
     const positions = new QueuePositions(ctx, this.book, this.restored, this.registry);
     this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight ?? false);
-    this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored);
+    this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
     // Restoring stores nothing, but may forget records whose time to live is already over.

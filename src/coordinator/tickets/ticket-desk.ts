@@ -41,6 +41,11 @@ export class TicketDesk {
     private readonly restored: RestoredTickets,
     private readonly parked: ParkedTickets,
     restoredRecords: readonly TicketRecord[],
+    /**
+     * Until then, a find for a factory no server serves yet waits for one instead of being
+     * refused: servers re-announce themselves right after a restart or a change of owner.
+     */
+    private readonly awaitServersUntil: number,
   ) {
     // Arrivals go on after the restored ones, so a retried ticket keeps its place ahead of new ones.
     this.lastArrival = restoredRecords.reduce((last, r) => Math.max(last, r.arrival), 0);
@@ -58,10 +63,12 @@ export class TicketDesk {
     const existing = this.book.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
     const restored = this.restored.take(request);
-    // A restored ticket may come back before the servers do: it waits for its factory.
-    const name = restored
-      ? this.registry.resolve(request.template, request.partition)
-      : this.registry.select(request.template, request.partition).name;
+    // A restored ticket may come back before the servers do, and so may any find while they
+    // reconnect after a start: it waits for its factory.
+    const name =
+      restored || this.ctx.now() < this.awaitServersUntil
+        ? this.registry.resolve(request.template, request.partition)
+        : this.registry.select(request.template, request.partition).name;
     const runtime = this.registry.get(name);
     try {
       runtime?.validate(request);

@@ -123,7 +123,16 @@ export class MatcherSeat implements Answering {
     };
     // Tickets riding a creation in flight are stored too: the step's commit carries them at no
     // extra round trip, and a new owner then gives every acknowledged ticket its place back.
-    this.core = this.options.build({ store, restored, orders: new LocalDelivery(), storeInFlight: true, afterStep: () => this.afterStep() });
+    // Servers reconnect and re-announce within a watch beat (lease/3) of the fence moving: finds
+    // arriving before them wait, rather than being refused for want of a server.
+    this.core = this.options.build({
+      store,
+      restored,
+      orders: new LocalDelivery(),
+      storeInFlight: true,
+      afterStep: () => this.afterStep(),
+      awaitServersMs: 2 * this.options.leaseMs,
+    });
     this.options.log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
     this.options.onCore?.(this.core);
     // The previous owner's requests, read but never acknowledged: applied first, in order.
@@ -246,10 +255,11 @@ export class MatcherSeat implements Answering {
           // An order lost with the old node resolves as the core expects: a creation times out
           // and its tickets go back in line, a reservation is confirmed by the player joining.
           known.node = message.node;
+          known.conn = message.conn;
           this.options.log.info({ serverId: message.hello.serverId, node: message.node }, 'game server moved to another node');
           return;
         }
-        const channel = new RelayChannel(this, message.node, message.hello.serverId);
+        const channel = new RelayChannel(this, message.node, message.hello.serverId, message.conn);
         this.channels.set(message.hello.serverId, channel);
         try {
           core.connectServer(message.hello, channel);

@@ -35,14 +35,16 @@ export class RelayChannel implements ServerChannel {
     /** Where the server's stream is; moves when the server reconnects through another node. */
     public node: string,
     private readonly serverId: string,
+    /** Which of the server's connections on that node this is. */
+    public conn: number,
   ) {}
 
   send(order: ServerOrder): void {
-    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, order });
+    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, conn: this.conn, order });
   }
 
   close(error: MatchmakingError): void {
-    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, error: wireError(error) });
+    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, conn: this.conn, error: wireError(error) });
   }
 }
 

@@ -25,7 +25,8 @@ interface Waiting {
  */
 export class RelayGateway implements CoordinatorCommands {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly servers = new Map<string, ServerChannel>();
+  private readonly servers = new Map<string, { readonly channel: ServerChannel; readonly conn: number }>();
+  private connections = 0;
   private readonly registry: FactoryRegistry<null>;
   private running = true;
   private loop: Promise<void> = Promise.resolve();
@@ -77,14 +78,15 @@ export class RelayGateway implements CoordinatorCommands {
     this.ready();
     const unknown = this.registry.unknownTemplates(hello.templates);
     if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
-    this.servers.get(hello.serverId)?.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
-    this.servers.set(hello.serverId, channel);
-    this.send({ k: 'hello', node: this.nodeId, hello });
+    this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
+    const conn = ++this.connections;
+    this.servers.set(hello.serverId, { channel, conn });
+    this.send({ k: 'hello', node: this.nodeId, conn, hello });
     return this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
   }
 
   disconnectServer(serverId: string, channel: ServerChannel): void {
-    if (this.servers.get(serverId) !== channel) return;
+    if (this.servers.get(serverId)?.channel !== channel) return;
     this.servers.delete(serverId);
     this.send({ k: 'bye', node: this.nodeId, serverId });
   }
@@ -168,12 +170,17 @@ export class RelayGateway implements CoordinatorCommands {
       }
       case 'fail':
         return this.fail(message.ticketId, fromWire(message.error));
-      case 'order':
-        return this.servers.get(message.serverId)?.send(message.order);
+      case 'order': {
+        const server = this.servers.get(message.serverId);
+        if (server?.conn === message.conn) server.channel.send(message.order);
+        return;
+      }
       case 'close': {
-        const channel = this.servers.get(message.serverId);
+        // Only the connection the owner meant: a server that reconnected since keeps its new stream.
+        const server = this.servers.get(message.serverId);
+        if (server?.conn !== message.conn) return;
         this.servers.delete(message.serverId);
-        return channel?.close(fromWire(message.error));
+        return server.channel.close(fromWire(message.error));
       }
     }
   }
@@ -203,7 +210,7 @@ export class RelayGateway implements CoordinatorCommands {
     for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
     const servers = [...this.servers];
     this.servers.clear();
-    for (const [serverId, channel] of servers) {
+    for (const [serverId, { channel }] of servers) {
       if (sayBye) this.send({ k: 'bye', node: this.nodeId, serverId });
       channel.close(new MatchmakingError('UNAVAILABLE', `${reason}: reconnect and send hello again`));
     }
