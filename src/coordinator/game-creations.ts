@@ -247,6 +247,10 @@ export class GameCreations {
     for (const requestId of candidates) {
       const creation = this.creations.get(requestId)!;
       if (creation.capacity - creation.seats.length < ticket.playerIds.length) continue;
+      // A party that left a creation in flight keeps its seats (the server was told of them, and a
+      // creation taken back keeps them too); the same player back under a new ticket takes another
+      // creation, never a second seat in this one.
+      if (creation.seats.some((seat) => ticket.playerIds.includes(seat.playerId))) continue;
       creation.ticketIds.push(ticket.id);
       for (const playerId of ticket.playerIds) creation.seats.push({ playerId, team: 0, ticketId: ticket.id });
       this.book.place(ticket.id, requestId);
