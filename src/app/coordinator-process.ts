@@ -57,7 +57,7 @@ export interface RunningCoordinator {
   readonly grpcPort: number;
   readonly metricsPort: number;
   readonly metrics: CoordinatorMetrics;
-  /** Graceful drain (issue 14): refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
+  /** Graceful drain: refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
   drain(reason: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -74,7 +74,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
-  // A failed write loses only that ticket's restart recovery: logged and counted (issue 10).
+  // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {
       metrics.storeWriteFailed(op);
@@ -172,7 +172,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       return { graceMs };
     },
   });
-  // With credentials, the operator page is for admins (issue 14); /metrics stays as configured.
+  // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));

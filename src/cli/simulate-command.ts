@@ -7,7 +7,7 @@ import { loadScenarioFile, ScenarioError } from '../simulation/scenario.js';
 import { runSimulation } from '../simulation/simulation.js';
 
 /**
- * `gamefactory simulate` (issue 13): a population through the real matchers in simulated time;
+ * `gamefactory simulate`: a population through the real matchers in simulated time;
  * writes report.json and the SVG charts to --out. Elo, Glicko-2 and TrueSkill rate every game.
  */
 export function registerSimulateCommand(program: Command): void {

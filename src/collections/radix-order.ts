@@ -2,7 +2,7 @@
  * The indices of `keys` in ascending key order, equal keys in index order: what
  * `indices.sort((a, b) => keys[a] - keys[b] || a - b)` gives for finite keys (−0 and +0 equal), in
  * O(n) instead of O(n log n) comparator calls. A competitive batch is sorted by score before
- * anything else (issue 15: the comparator sort alone was half of a 100k 1v1 batch).
+ * anything else (perf/PROFILE.md: the comparator sort alone was half of a 100k 1v1 batch).
  *
  * Least-significant-digit radix sort, 16 bits a pass over the keys' IEEE-754 bits mapped to an
  * unsigned order (sign bit flipped for positives, all bits flipped for negatives). Each pass is

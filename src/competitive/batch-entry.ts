@@ -46,7 +46,7 @@ export function toBatchEntry(
     size: ticket.players.length,
     score,
     waitMs,
-    // A rating system's uncertainty widens the window (issue 13): an unsure score is a wide guess.
+    // A rating system's uncertainty widens the window: an unsure score is a wide guess.
     maxScoreGap: step.maxScoreGap + (ticket.scoreUncertainty ?? 0),
     maxLatencyMs: step.maxLatencyMs,
   };
@@ -56,7 +56,7 @@ export function toBatchEntry(
  * The tickets as batch entries in ascending score, ties kept in the given order (what a stable
  * `entries.sort((a, b) => a.score - b.score)` gives). Orders indices by scores held in one
  * Float64Array with a radix sort (O(n); a comparator sort of 100k scores took as long as the rest
- * of a 1v1 batch, issue 15), then makes the entries in sorted order: sorting the entry objects
+ * of a 1v1 batch, perf/PROFILE.md), then makes the entries in sorted order: sorting the entry objects
  * themselves boxed a double for every comparison and chased a pointer to a scattered object for
  * every score read, and entries made before the sort sit in memory in pool order, so the walks
  * over the sorted batch that follow (pairing, assembling games) jumped around the heap.
@@ -96,7 +96,7 @@ export function sortedBatch(
     const waitMs = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(waitMs);
     waits[k] = waitMs;
-    // A rating system's uncertainty widens the window (issue 13), as in toBatchEntry.
+    // A rating system's uncertainty widens the window, as in toBatchEntry.
     gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
     latencies[k] = step.maxLatencyMs;
   }

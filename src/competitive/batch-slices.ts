@@ -36,7 +36,7 @@ export interface SliceContext {
   readonly regions: readonly string[];
   /** The factory's score standard deviation at prepare time (1 while unknown); > 0. */
   readonly sigma: number;
-  /** Soft filters (issue 13); absent means none. */
+  /** Soft filters; absent means none. */
   readonly softPreferences?: readonly SoftPreference[];
   /** 1v1: whose window a pair must fit; absent means the default. */
   readonly pairWindow?: PairWindow;

@@ -346,7 +346,7 @@ export class CompetitiveMatcher {
 
   /**
    * Takes the tickets of the games started out of the pool. Deleting 100k ids one by one, in score
-   * order (random in the hash table), was a third of a 1v1 batch of 100k (issue 15); when the
+   * order (random in the hash table), was a third of a 1v1 batch of 100k (perf/PROFILE.md); when the
    * batch took most of the pool and the pool is still exactly the batch (nothing arrived or left
    * while it was out), a new pool is built from the few leftovers instead, in the same arrival
    * order the deletes would have left.
@@ -401,7 +401,7 @@ interface PreparedSlice {
 /**
  * A waiting ticket with its party score, computed once on arrival: a batch sorts by it, and
  * reading it from here instead of through ticket → players → player for every ticket of every
- * batch saved a tenth of a 1v1 batch of 100k (issue 15).
+ * batch saved a tenth of a 1v1 batch of 100k (perf/PROFILE.md).
  */
 interface Waiting {
   readonly ticket: CompetitiveTicket;

@@ -41,7 +41,7 @@ export class GameObjective {
     private readonly venue: VenueChoice,
     /** The factory's score spread used to normalise; > 0. */
     private readonly sigma: number,
-    /** Soft filters of the factory (issue 13): add to the cost, never to viability. */
+    /** Soft filters of the factory: add to the cost, never to viability. */
     private readonly soft: SoftPreferences = NO_SOFT_PREFERENCES,
   ) {}
 

@@ -7,7 +7,7 @@ import type { GameRecord } from './game-record.js';
  * checking whether its top is stale read these arrays only, never a game or an item object, and
  * one place is one cache line, not one per field. At 100k open games the old heaps of item
  * objects (item → game → fields) were a chain of dependent cache misses per query and ~2M
- * objects for the GC to mark (issue 15, perf/PROFILE.md).
+ * objects for the GC to mark (perf/PROFILE.md).
  *
  * Record of place p: f64[4p] start time of its game (the heap key); i32[8p + 2..] dense index of
  * its game, heap position, position of its subset in the game's `subsets`, bucket (open slots),

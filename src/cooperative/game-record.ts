@@ -21,7 +21,7 @@ export class GameRecord {
   indexedSlots = 0;
   /**
    * players.size and seats.size, kept as numbers on the record: reserve and release read them for
-   * the totals and the open slots, and at 100k games the Set was one more cache miss (issue 15).
+   * the totals and the open slots, and at 100k games the Set was one more cache miss (perf/PROFILE.md).
    * The matcher sets playerCount after every change to `players`.
    */
   playerCount = 0;

@@ -4,7 +4,7 @@ import { newerGameFirst, type GameRecord } from './game-record.js';
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
  * newest game first (Battle.net talk: "Factories partition the open game list by number of open
- * slots"; issue 3). A query names one subset, so finding the best game is one hash look-up plus
+ * slots"). A query names one subset, so finding the best game is one hash look-up plus
  * at most maxPlayers bucket peeks, whatever the number of games; moving a game between buckets
  * costs O(2^a log n) for a game with a matchable attributes.
  *
@@ -13,11 +13,11 @@ import { newerGameFirst, type GameRecord } from './game-record.js';
  * heap (dropped by `best`) or comes back (a promise released: nothing to do). Every stale item
  * was pushed once and is popped at most once, so the amortised cost is the same, but a reserve
  * and its release touch only the queried subset's small heap instead of all 2^a heaps, whose big
- * ones (the empty subset holds every game) missed the cache at every level at 100k games (issue
- * 15: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
+ * ones (the empty subset holds every game) missed the cache at every level at 100k games
+ * (perf/PROFILE.md: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
  * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
  * they stay bounded by open games. Places are integers in BucketPlaces' typed arrays, and
- * games have a dense index there while they are entered (issue 15).
+ * games have a dense index there while they are entered (perf/PROFILE.md).
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
@@ -25,7 +25,7 @@ export class OpenGameIndex {
    * The one-attribute subsets again, by matchable position then value: a selective query (one
    * attribute) looks up its own value string, whose hash V8 caches in the string, in a map of
    * one key's values, instead of building a subset key and hashing it in the map of every subset
-   * (165k keys at 100k games; issue 15).
+   * (165k keys at 100k games; perf/PROFILE.md).
    */
   private readonly singles: Map<string, Heaps>[] = [];
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
@@ -197,7 +197,7 @@ export class OpenGameIndex {
    * own order, so the same game as dropping stale tops until a live one surfaces. A reserve and
    * its release then leave the bucket as it was: the reserved game's place in the next bucket
    * down stays for its next reserve instead of being dropped by every query and pushed back by
-   * every reserve (issue 15). Stale places stay bounded by MAX_PLACES per subset per game.
+   * every reserve (perf/PROFILE.md). Stale places stay bounded by MAX_PLACES per subset per game.
    */
   private scan(heap: readonly number[], slots: number): GameRecord | undefined {
     const places = this.places;

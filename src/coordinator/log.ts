@@ -6,8 +6,3 @@ export interface Log {
 }
 
 export const silentLog: Log = { info() {}, warn() {}, debug() {} };
-
-/** Logs a promise's failure: for background work nobody waits for (a write, a delivery). */
-export function logFailure(log: Log, message: string, fields: object = {}) {
-  return (error: unknown): void => log.warn({ ...fields, err: error }, message);
-}

@@ -13,5 +13,5 @@ export const realTimers: Timers = {
   },
 };
 
-export { silentLog, logFailure, type Log } from './log.js';
+export { silentLog, type Log } from './log.js';
 export type { TicketRecord, TicketStore } from './tickets/ticket-record.js';

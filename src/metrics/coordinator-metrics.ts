@@ -72,13 +72,13 @@ export class CoordinatorMetrics {
     });
     this.limitRefusals = new Counter({
       name: 'gamefactory_limit_refusals_total',
-      help: 'Calls, messages or streams refused or closed by a limit (issue 14), by the limit\'s name in factories.yaml limits:',
+      help: 'Calls, messages or streams refused or closed by a limit, by the limit\'s name in factories.yaml limits:',
       labelNames: ['limit'],
       registers,
     });
     this.storeWriteFailures = new Counter({
       name: 'gamefactory_store_write_failures_total',
-      help: 'Ticket store (LMDB) writes that failed, by operation: those tickets would not survive a restart (issue 10)',
+      help: 'Ticket store (LMDB) writes that failed, by operation: those tickets would not survive a restart',
       labelNames: ['op'],
       registers,
     });
@@ -205,7 +205,7 @@ export class CoordinatorMetrics {
 
 /**
  * Serves GET /metrics on `host:port` (port 0: any free port); `routes` may answer other requests
- * first (the operator page, issue 16) by returning true.
+ * first (the operator page) by returning true.
  */
 export async function startMetricsServer(
   host: string,

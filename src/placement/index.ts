@@ -1,4 +1,4 @@
-/** Placement: which server gets a new game, and who waits for a slot (DESIGN.md, "Placement"). */
+/** Placement: which server gets a new game, and who waits for a slot (Battle.net talk, "Queueing and Distribution"). */
 export { SlotLedger, type ServerCapacity, type ServerPolicy, type ServerSlotsView } from './slot-ledger.js';
 export { StartRateBucket } from './start-rate-bucket.js';
 export { CreationQueue, type CreationQueueOptions, type QueuedCreation } from './creation-queue.js';

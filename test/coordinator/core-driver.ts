@@ -1,4 +1,5 @@
 import { PlayerClaims } from '../../src/cluster/in-process/index.js';
+import { seededRandom } from '../../src/competitive/index.js';
 import type { CoordinatorConfig } from '../../src/config/config.js';
 import { CoordinatorCore } from '../../src/coordinator/coordinator-core.js';
 import type { Effect, Step } from '../../src/coordinator/effects.js';
@@ -101,14 +102,7 @@ function replacer(this: unknown, key: string, value: unknown): unknown {
   return value;
 }
 
-/** A seeded generator in [0, 1) (mulberry32 over the seed's hash). */
+/** A seeded generator in [0, 1): the matcher's own (mulberry32), seeded by the string's FNV-1a hash. */
 export function sequence(seed: string): () => number {
-  let a = [...seed].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619), 2166136261) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom([...seed].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619), 2166136261));
 }

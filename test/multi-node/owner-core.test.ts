@@ -58,19 +58,24 @@ async function findThrough(running: RunningCoordinator) {
   }
 }
 
+/** The core this process runs was built with the process's environment, and what it does shows. */
+async function expectOneBuilder(running: RunningCoordinator): Promise<void> {
+  const core = running.currentCore()!;
+  expect(core.parts.ratings).toBe(running.environment.ratings);
+  expect(core.parts.workers).toBe(running.environment.workers);
+  expect(core.parts.workers).toBeDefined(); // a competitive template: worker threads
+  expect(core.parts.events).toBe(running.environment.events);
+  const { metrics, factories } = await findThrough(running);
+  expect(metrics).toMatch(/gamefactory_find_game_total\{factory="diablo\/difficulty=hard\/hardcore=false\/version=v201",outcome="assigned"\} 1/);
+  expect(metrics).toMatch(/gamefactory_running_games 1/);
+  expect(factories).toContain('diablo/difficulty=hard/hardcore=false/version=v201');
+}
+
 describe('the core is built by one builder, wherever it runs', () => {
   it('embedded: the process core has the process environment; metrics and the operator page read it', async () => {
     const p = await start();
     try {
-      const core = p.running.currentCore()!;
-      expect(core.parts.ratings).toBe(p.running.environment.ratings);
-      expect(core.parts.workers).toBe(p.running.environment.workers);
-      expect(core.parts.workers).toBeDefined(); // a competitive template: worker threads
-      expect(core.parts.events).toBe(p.running.environment.events);
-      const { metrics, factories } = await findThrough(p.running);
-      expect(metrics).toMatch(/gamefactory_find_game_total\{factory="diablo\/difficulty=hard\/hardcore=false\/version=v201",outcome="assigned"\} 1/);
-      expect(metrics).toMatch(/gamefactory_running_games 1/);
-      expect(factories).toContain('diablo/difficulty=hard/hardcore=false/version=v201');
+      await expectOneBuilder(p.running);
     } finally {
       await p.close();
     }
@@ -82,15 +87,7 @@ describe('the core is built by one builder, wherever it runs', () => {
     const p = await start(redis.url);
     try {
       await eventually(() => p.running.currentCore() !== undefined, 10_000);
-      const core = p.running.currentCore()!;
-      expect(core.parts.ratings).toBe(p.running.environment.ratings);
-      expect(core.parts.workers).toBe(p.running.environment.workers);
-      expect(core.parts.workers).toBeDefined();
-      expect(core.parts.events).toBe(p.running.environment.events);
-      const { metrics, factories } = await findThrough(p.running);
-      expect(metrics).toMatch(/gamefactory_find_game_total\{factory="diablo\/difficulty=hard\/hardcore=false\/version=v201",outcome="assigned"\} 1/);
-      expect(metrics).toMatch(/gamefactory_running_games 1/);
-      expect(factories).toContain('diablo/difficulty=hard/hardcore=false/version=v201');
+      await expectOneBuilder(p.running);
     } finally {
       await p.close();
       await redis.stop();

@@ -29,7 +29,7 @@ export interface Ticket {
   readonly createdAt: number;
   /** Global arrival order (ArrivalSequence), kept across restarts: the ticket's priority for a slot. */
   readonly arrival: number;
-  /** Who may cancel or resume it (issue 14); absent: anyone (a trusted in-process caller opened it). */
+  /** Who may cancel or resume it; absent: anyone (a trusted in-process caller opened it). */
   readonly owner: TicketOwner | undefined;
   /** Moved only by TicketBook. */
   readonly state: TicketState;

@@ -4,7 +4,7 @@ import type { FindRequest } from '../../src/coordinator/messages.js';
 import type { ServerHello } from '../../src/coordinator/messages.js';
 import { RecordingChannel, RecordingListener, settle, setup } from './fixture.js';
 
-/** Regression tests for the defects of issue 10 that live in the coordinator core. */
+/** Regression tests for defects found in the coordinator core by review and by the fuzzer. */
 
 const DUEL = `
 placement: { policy: fill, createTimeoutMs: 1000, maxQueuedPerFactory: 100, ticketTtlSeconds: 60 }
@@ -32,8 +32,8 @@ const request = (ticketId: string, template: string, playerId: string, score?: n
   vetoedMaps: [],
 });
 
-describe('issue 10 defects in the core', () => {
-  it('defect 2: a restored ticket retried before older ones already hears its restored position first', async () => {
+describe('defects found in the core', () => {
+  it('a restored ticket retried before older ones already hears its restored position first', async () => {
     const before = setup();
     before.connect('full', 0);
     for (const id of ['a', 'b', 'c']) before.find(id);
@@ -49,7 +49,7 @@ describe('issue 10 defects in the core', () => {
     expect(a.listener.updates.find((u) => u.kind === 'queued')).toMatchObject({ position: 1 });
   });
 
-  it('defect 3: QueryStats on a competitive factory counts the duels it formed while they run', async () => {
+  it('QueryStats on a competitive factory counts the duels it formed while they run', async () => {
     const { coordinator, timers, connect } = setup(DUEL);
     const server = connect('s1', 10);
     coordinator.find(request('p1', 'duel', 'p1', 1500), new RecordingListener());
@@ -66,7 +66,7 @@ describe('issue 10 defects in the core', () => {
     expect(coordinator.view.queryStats({ factory: '', template: 'duel', partition: new Map(), predicates: [], mode: 'all' }, timers.now).games).toBe(0);
   });
 
-  it('defect 9: a hello re-announcing games that break the rules rejects each with a reason; the rest stands', () => {
+  it('a hello re-announcing games that break the rules rejects each with a reason; the rest stands', () => {
     const { coordinator, timers } = setup();
     const game = (gameId: string, playerIds: string[], startedAt = timers.now - 1000) => ({
       gameId,
