@@ -12,6 +12,11 @@ export class ManualTimers implements Timers {
   private tasks: { at: number; seq: number; fn: () => void }[] = [];
   private seq = 0;
 
+  /** Timers set and not yet run or cancelled. */
+  get pending(): number {
+    return this.tasks.length;
+  }
+
   set(fn: () => void, ms: number): () => void {
     const task = { at: this.now + Math.max(0, ms), seq: this.seq++, fn };
     this.tasks.push(task);
