@@ -1,6 +1,6 @@
-import { playersPerGame, type CoordinatorConfig } from '../config/config.js';
+import type { CoordinatorConfig } from '../config/config.js';
 import type { FormedGame } from '../competitive/index.js';
-import { MatchmakingError, invalidArgument } from '../errors/index.js';
+import { MatchmakingError } from '../errors/index.js';
 import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-registry.js';
 import { Placement } from '../placement/index.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
@@ -16,8 +16,8 @@ import { GameCreations } from './game-creations.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from './messages.js';
 import { QueuePositions } from './queue-positions.js';
 import { GameResults, ladderStanding, ratedLadders, type RatedLadder, type RatingsReader, type ResultOutcome } from './results/game-results.js';
-import { sortRunningGames } from './servers/running-game-check.js';
 import { RunningGames } from './servers/running-games.js';
+import { ServerDesk } from './servers/server-desk.js';
 import { ServerRoster } from './servers/server-roster.js';
 import { ParkedTickets, RestoredTickets } from './tickets/restored-tickets.js';
 import type { Ticket } from './tickets/ticket.js';
@@ -88,6 +88,7 @@ export class CoordinatorCore {
   private readonly parked = new ParkedTickets();
   private readonly desk: TicketDesk;
   private readonly results: GameResults;
+  private readonly servers: ServerDesk;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
 
@@ -126,6 +127,7 @@ export class CoordinatorCore {
     this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight ?? false);
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
+    this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
@@ -177,7 +179,7 @@ export class CoordinatorCore {
   connectServer(at: number, hello: ServerHello, channel: ServerChannel): HelloStep {
     this.begin(at);
     try {
-      return this.end({ factories: this.hello(hello, channel) });
+      return this.end({ factories: this.servers.hello(hello, channel) });
     } catch (error) {
       return this.end({ factories: [], refused: refusal(error) });
     }
@@ -187,7 +189,7 @@ export class CoordinatorCore {
   disconnectServer(at: number, serverId: string, channel: ServerChannel): Step {
     this.begin(at);
     if (this.roster.get(serverId)?.channel === channel) {
-      this.removeServer(serverId);
+      this.servers.remove(serverId);
       this.out.info({ serverId }, 'game server disconnected');
     }
     return this.end({});
@@ -197,7 +199,7 @@ export class CoordinatorCore {
   serverEvent(at: number, serverId: string, event: ServerEvent): Step {
     this.begin(at);
     if (this.roster.get(serverId)) {
-      const problem = this.applyServerEvent(serverId, event);
+      const problem = this.servers.report(serverId, event);
       if (problem !== undefined) {
         this.out.event('serverMessageRejected', { kind: event.kind, serverId, reason: problem });
         this.out.warn({ serverId, event: event.kind, problem }, 'rejected a game server message');
@@ -311,123 +313,6 @@ export class CoordinatorCore {
     const live = this.book.get(request.ticketId);
     const playerIds = request.party.map((p) => p.playerId).filter((p) => !live?.playerIds.includes(p));
     if (playerIds.length > 0) this.out.push({ kind: 'release', ticketId: request.ticketId, playerIds });
-  }
-
-  // ---------------------------------------------------------------- servers and games
-
-  private hello(hello: ServerHello, channel: ServerChannel): string[] {
-    const unknown = this.registry.unknownTemplates(hello.templates);
-    if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
-    const previous = this.roster.get(hello.serverId);
-    if (previous) {
-      this.out.warn({ serverId: hello.serverId }, 'a newer connection replaces this server');
-      this.removeServer(hello.serverId);
-      this.roster.close(previous, new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
-    }
-    const identities = this.registry.hostable(hello.attributes, hello.templates);
-    const names = identities.map((i) => i.name);
-    this.roster.connect(hello, channel, names);
-    this.registry.attach(hello.serverId, identities);
-    const { adopted, rejected } = sortRunningGames(
-      hello,
-      names,
-      {
-        maxPlayers: (factory) => {
-          const runtime = this.registry.get(factory);
-          return runtime && playersPerGame(runtime.identity.template.strategy);
-        },
-        matchableProblem: (factory, game) => this.registry.get(factory)?.checkMatchable(game.matchable),
-        gameRunning: (gameId) => this.games.get(gameId) !== undefined,
-        gameOf: (playerId) => this.games.gameOf(playerId),
-      },
-      this.now,
-    );
-    for (const r of rejected) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${r.gameId}]: ${r.reason}` });
-    for (const game of adopted) this.games.adopt(hello.serverId, game);
-    this.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
-    this.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
-    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length);
-    for (const name of names) {
-      this.desk.admitParked(name);
-      this.desk.offerSeats(name);
-    }
-    return names;
-  }
-
-  private removeServer(serverId: string): void {
-    const server = this.roster.remove(serverId)!;
-    this.games.endAllOn(serverId);
-    this.out.event('serverDisconnected', { serverId });
-    this.creations.serverRemoved(serverId);
-    for (const name of this.registry.detach(serverId, server.factories)) this.ctx.maybeIdle.add(name);
-  }
-
-  private applyServerEvent(serverId: string, event: ServerEvent): string | undefined {
-    switch (event.kind) {
-      case 'gameCreated': {
-        const creation = this.creations.inFlightOn(serverId, event.requestId);
-        if (!creation) return `unknown request_id "${event.requestId}"`;
-        const late = this.games.created(serverId, creation, event.gameId);
-        if (late === undefined) {
-          this.creations.takeBack(creation, 'failed');
-          return `game_id "${event.gameId}" is empty or already running`;
-        }
-        const assignments = this.creations.confirmed(creation, serverId, event.gameId);
-        const settings = this.registry.get(creation.factory)?.identity.template.strategy;
-        if (late.length > 0 && settings?.kind === 'cooperative') {
-          const order = { kind: 'reserveSeats', gameId: event.gameId, playerIds: late, reservationToken: creation.token, expiresInMs: settings.settings.reservationMs } as const;
-          this.roster.send(serverId, order, `${creation.token}/late`);
-        }
-        for (const { ticketId, assignment } of assignments) {
-          if (this.book.get(ticketId)?.state.kind === 'placing') this.desk.assign(ticketId, assignment);
-        }
-        this.desk.offerSeats(creation.factory);
-        return undefined;
-      }
-      case 'gameCreationFailed': {
-        const creation = this.creations.inFlightOn(serverId, event.requestId);
-        if (!creation) return `unknown request_id "${event.requestId}"`;
-        this.out.warn({ serverId, reason: event.reason }, 'game creation failed');
-        this.creations.takeBack(creation, 'failed');
-        return undefined;
-      }
-      case 'capacityChanged': {
-        const capacity = this.roster.capacityChanged(serverId, event.capacity);
-        if (capacity) this.creations.setCapacity(serverId, capacity);
-        return undefined;
-      }
-      case 'gameResult':
-        return this.results.report(serverId, event.result);
-    }
-    const game = this.games.get(event.gameId);
-    if (!game || game.serverId !== serverId) return `unknown game_id "${event.gameId}"`;
-    const runtime = this.registry.get(game.factory)!;
-    switch (event.kind) {
-      case 'playerJoined': {
-        const left = this.games.joined(game.gameId, event.playerId);
-        if (left) this.desk.offerSeats(left.factory);
-        return undefined;
-      }
-      case 'playerLeft':
-        if (this.games.gameOf(event.playerId) !== game.gameId) return `player "${event.playerId}" is not in game "${game.gameId}"`;
-        this.games.left(game.gameId, event.playerId);
-        this.desk.offerSeats(game.factory);
-        return undefined;
-      case 'gameAttributesChanged': {
-        const problem = runtime.setAttributes(game.gameId, event.matchable);
-        if (problem === undefined) this.desk.offerSeats(game.factory);
-        return problem;
-      }
-      case 'gameOpened':
-      case 'gameClosed':
-        runtime.setOpen(game.gameId, event.kind === 'gameOpened');
-        if (event.kind === 'gameOpened') this.desk.offerSeats(game.factory);
-        return undefined;
-      case 'gameEnded':
-        this.games.end(game.gameId);
-        this.creations.gameEnded(serverId);
-        return undefined;
-    }
   }
 
   /** A batch formed games: each starts if all its tickets still wait; the others go back to the pool. */
