@@ -150,7 +150,8 @@ export class CoordinatorCore {
       refused = refusal(error);
       this.releaseClaim(request);
     }
-    return this.end(refused === undefined ? {} : { refused });
+    const step = this.end();
+    return refused === undefined ? step : { effects: step.effects, wakeAt: step.wakeAt, refused };
   }
 
   /** CancelFind. PERMISSION_DENIED when `caller` does not own the ticket. */
@@ -163,14 +164,15 @@ export class CoordinatorCore {
     } catch (error) {
       refused = refusal(error);
     }
-    return this.end(refused === undefined ? { cancelled } : { cancelled, refused });
+    const step = this.end();
+    return { effects: step.effects, wakeAt: step.wakeAt, cancelled, refused };
   }
 
   /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
   abandon(at: number, ticketId: string, listener: TicketListener): Step {
     this.begin(at);
     this.desk.abandon(ticketId, listener);
-    return this.end({});
+    return this.end();
   }
 
   // ---------------------------------------------------------------- game servers
@@ -179,9 +181,13 @@ export class CoordinatorCore {
   connectServer(at: number, hello: ServerHello, channel: ServerChannel): HelloStep {
     this.begin(at);
     try {
-      return this.end({ factories: this.servers.hello(hello, channel) });
+      const factories = this.servers.hello(hello, channel);
+      const step = this.end();
+      return { effects: step.effects, wakeAt: step.wakeAt, factories };
     } catch (error) {
-      return this.end({ factories: [], refused: refusal(error) });
+      const refused = refusal(error);
+      const step = this.end();
+      return { effects: step.effects, wakeAt: step.wakeAt, factories: [], refused };
     }
   }
 
@@ -192,7 +198,7 @@ export class CoordinatorCore {
       this.servers.remove(serverId);
       this.out.info({ serverId }, 'game server disconnected');
     }
-    return this.end({});
+    return this.end();
   }
 
   /** One report from a connected server. Bad reports are answered with `rejected`. */
@@ -206,7 +212,7 @@ export class CoordinatorCore {
         this.roster.send(serverId, { kind: 'rejected', reason: `${event.kind}: ${problem}` });
       }
     }
-    return this.end({});
+    return this.end();
   }
 
   // ---------------------------------------------------------------- time and answers from the edge
@@ -220,14 +226,14 @@ export class CoordinatorCore {
       this.settleIdle();
     }
     this.now = Math.max(this.now, at);
-    return this.end({});
+    return this.end();
   }
 
   /** The rating store answered a `recordResult` effect. */
   resultRecorded(at: number, gameId: string, outcome: ResultOutcome): Step {
     this.begin(at);
     this.results.recorded(gameId, outcome);
-    return this.end({});
+    return this.end();
   }
 
   /** The slices of a `solve` effect are back (or could not be solved). */
@@ -235,7 +241,7 @@ export class CoordinatorCore {
     this.begin(at);
     const runtime = this.registry.get(factory);
     if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.batchSolved(batch, solved));
-    return this.end({});
+    return this.end();
   }
 
   /** The process is going down: waiting tickets are stored, and nothing after changes what is stored. */
@@ -244,7 +250,7 @@ export class CoordinatorCore {
     this.desk.beginShutdown();
     this.restored.beginShutdown();
     this.book.beginShutdown();
-    return this.end({});
+    return this.end();
   }
 
   // ---------------------------------------------------------------- the step
@@ -253,14 +259,14 @@ export class CoordinatorCore {
     if (at > this.now) this.now = at;
   }
 
-  private end<T extends object>(answer: T): T & Step {
+  private end(): Step {
     this.settleIdle();
     let effects = this.out.take();
     if (this.pending.length > 0) {
       effects = [...this.pending, ...effects];
       this.pending = [];
     }
-    return { ...answer, effects, wakeAt: this.deadlines.nextAt() };
+    return { effects, wakeAt: this.deadlines.nextAt() };
   }
 
   /** A factory no server serves goes away once no ticket waits in it. */
