@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The workspace packages are read from their sources through tsconfig.json's paths.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'perf/**/*.test.ts'],
     // Integration tests start real gRPC servers on loopback; the perf suite times work.

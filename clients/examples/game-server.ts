@@ -1,29 +1,56 @@
-import { GameServerConnection } from '../lib/game-server-connection.js';
-import { parsePairs } from '../lib/plain-pairs.js';
+import { GameServer } from '@gamefactory/game-server-sdk';
+import { parsePairs } from './plain-pairs.js';
+
+export interface ExampleServerOptions {
+  readonly coordinator: string;
+  readonly id: string;
+  readonly endpoint: string;
+  readonly maxGames: string;
+  readonly attr: string[];
+}
 
 /**
- * An example game server: connects, advertises its slots, creates every game it is asked to and
- * seats the players at once (a real server would wait for their clients to connect with the
- * reservation token). Games end after a minute, freeing their slot.
+ * An example game server on @gamefactory/game-server-sdk: creates every game it is ordered to and
+ * lets its players in at once with their reservation token (a real server admits each player when
+ * its client connects and presents the token). Games end after a minute, freeing their slot. The
+ * first Ctrl-C drains: no new games, running ones may finish; the second exits.
  */
-export async function runExampleServer(opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) {
-  const connection = new GameServerConnection(
-    opts.coordinator,
-    { serverId: opts.id, endpoint: opts.endpoint, attributes: parsePairs(opts.attr), maxGames: Number(opts.maxGames) },
-    {
-      autoJoin: true,
-      decide: (order) => {
-        console.log(`create game for ${order.factory}: ${order.seats.map((s) => s.playerId).join(', ')}`);
-        setTimeout(() => {
-          for (const [gameId, game] of connection.games) if (game.players.size > 0 && Math.random() < 0.5) connection.endGame(gameId);
-        }, 60_000).unref();
-        return 'create';
-      },
+export async function runExampleServer(opts: ExampleServerOptions): Promise<void> {
+  const maxGames = Number(opts.maxGames);
+  if (!Number.isInteger(maxGames) || maxGames < 0) throw new Error(`--max-games: "${opts.maxGames}" must be a whole number >= 0`);
+  const server = new GameServer({
+    addresses: opts.coordinator.split(','),
+    serverId: opts.id,
+    endpoint: opts.endpoint,
+    attributes: parsePairs(opts.attr),
+    capacity: { maxGames },
+    createGame: (order) => {
+      console.log(`create game for ${order.factory}: ${order.players.map((p) => p.playerId).join(', ')}`);
     },
+  });
+  server.on('seatsReserved', ({ gameId, playerIds, token }) => {
+    for (const playerId of playerIds) void server.admit(gameId, playerId, token).catch((error: Error) => console.error(error.message));
+    setTimeout(() => server.endGame(gameId), 60_000).unref();
+  });
+  server.on('connected', ({ address, factories }) => {
+    console.log(`connected to ${address} as ${opts.id}; serving ${factories.length} factories:`);
+    for (const factory of factories) console.log(`  ${factory}`);
+  });
+  server.on('disconnected', ({ address, details, retryInMs }) =>
+    console.log(`lost ${address}: ${details}${retryInMs === undefined ? '' : `; reconnecting in ${retryInMs} ms`}`),
   );
-  const welcome = await connection.connect();
-  console.log(`connected as ${opts.id}; serving ${welcome.factories.length} factories:`);
-  for (const factory of welcome.factories) console.log(`  ${factory}`);
-  const ended = await connection.whenEnded();
-  console.log(`stream ended: ${ended ? ended.details : 'OK'}`);
+  server.on('rejected', (reason) => console.error(`rejected: ${reason}`));
+  const closed = new Promise<void>((resolve) => server.once('closed', (error) => {
+    console.log(`stopped${error ? `: ${error.details}` : ''}`);
+    if (error) process.exitCode = 1;
+    resolve();
+  }));
+  let signals = 0;
+  process.on('SIGINT', () => {
+    if (++signals > 1) return server.close();
+    console.log('draining: no new games; Ctrl-C again to stop now');
+    void server.drain({ timeoutMs: 60_000 });
+  });
+  await server.start().catch(() => {});
+  await closed;
 }

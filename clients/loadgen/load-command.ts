@@ -1,6 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { randomUUID } from 'node:crypto';
-import { parsePairs } from '../lib/plain-pairs.js';
+import { parsePairs } from '../examples/plain-pairs.js';
 import { runLoad } from './load-generator.js';
 
 /** `gamefactory loadgen`: runs the load with a progress bar, then prints what it measured. */

@@ -1,10 +1,6 @@
-import { credentials, type ServiceError } from '@grpc/grpc-js';
+import { GameServer } from '@gamefactory/game-server-sdk';
+import { FindError, Matchmaker, type FindRequest, type PlainValue } from '@gamefactory/matchmaking-client';
 import { performance } from 'node:perf_hooks';
-import { findGameRequest, type FindOptions } from '../lib/find-game.js';
-import { GameServerConnection } from '../lib/game-server-connection.js';
-import { TickBatch } from '../lib/tick-batch.js';
-import type { PlainValue } from '../lib/wire-attributes.js';
-import { MatchmakerClient, type FindGameRequest, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 export interface LoadOptions {
   /** Coordinator address, host:port. */
@@ -23,7 +19,7 @@ export interface LoadOptions {
   /** `unary`: one FindGame call per ticket; `stream`: every ticket over one FindGames stream. */
   readonly mode: 'unary' | 'stream';
   /**
-   * Batch on our side too (issue 15; default true): stream mode sends the finds of one tick in one
+   * Batch on our side too (default true): stream mode sends the finds of one tick in one
    * FindGamesBatch, and the fake servers coalesce their reports, so the figure measures the coordinator.
    */
   readonly batch?: boolean;
@@ -47,45 +43,51 @@ export interface LoadReport {
 }
 
 /**
- * A load generator for users: fake game servers, and FindGame arrivals at a rate, against any
- * coordinator. Bounded in count and time by its options; it stops by itself.
+ * A load generator for users: fake game servers (@gamefactory/game-server-sdk) and FindGame
+ * arrivals at a rate (@gamefactory/matchmaking-client), against any coordinator. Bounded in count
+ * and time by its options; it stops by itself.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
-  const servers = await connectServers(options);
-  const client = new MatchmakerClient(options.address, credentials.createInsecure(), {
-    'grpc.max_concurrent_streams': 10_000,
-  } as object);
+  const fleet = await connectServers(options);
+  const matchmaker = new Matchmaker({
+    addresses: options.address,
+    multiplex: options.mode === 'stream',
+    batch: options.batch !== false,
+    // Every ticket of unary mode is a call of its own on the one connection.
+    channelOptions: { 'grpc.max_concurrent_streams': 10_000 } as object,
+  });
   const latencies: number[] = [];
   const errorsByCode: Record<string, number> = {};
   let assigned = 0;
   let done = 0;
-  const request = (i: number): FindOptions => ({
+  const request = (i: number): FindRequest => ({
     ticketId: `${options.runId}-t${i}`,
     template: options.template,
     party: [`${options.runId}-p${i}`],
     partition: options.partition,
     matchable: options.matchable,
   });
-  const settle = (startedAt: number, error: string | undefined) => {
-    done++;
-    if (error === undefined) {
-      assigned++;
-      latencies.push(performance.now() - startedAt);
-    } else {
-      errorsByCode[error] = (errorsByCode[error] ?? 0) + 1;
-    }
-    options.onProgress?.(done);
+  const find = (i: number): Promise<void> => {
+    const sentAt = performance.now();
+    return matchmaker.find(request(i)).assignment.then(
+      () => {
+        assigned++;
+        latencies.push(performance.now() - sentAt);
+      },
+      (error: unknown) => {
+        const code = error instanceof FindError ? String(error.code) : 'no-assignment';
+        errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
+      },
+    ).then(() => options.onProgress?.(++done));
   };
 
   const startedAt = performance.now();
-  const send = options.mode === 'unary' ? unarySender(client, settle) : streamSender(client, settle, options.batch !== false);
-  await pace(options, (i) => send.find(request(i)));
-  await send.close();
+  await pace(options, find);
   const elapsedMs = performance.now() - startedAt;
 
-  client.close();
-  const gamesEnded = servers.reduce((n, s) => n + s.gamesEnded, 0);
-  for (const s of servers) s.close();
+  matchmaker.close();
+  const gamesEnded = fleet.gamesEnded();
+  fleet.close();
   latencies.sort((a, b) => a - b);
   const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
@@ -100,87 +102,29 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   };
 }
 
-async function connectServers(options: LoadOptions): Promise<GameServerConnection[]> {
-  const servers = Array.from(
-    { length: options.servers },
-    (_, i) =>
-      new GameServerConnection(
-        options.address,
-        { serverId: `${options.runId}-server${i}`, endpoint: `127.0.0.1:${7000 + i}`, maxGames: options.maxGamesPerServer },
-        { autoJoin: true, endWhenFull: options.playersPerGame, batch: options.batch !== false },
-      ),
-  );
-  await Promise.all(servers.map((s) => s.connect()));
-  return servers;
-}
-
-type Settle = (startedAt: number, error: string | undefined) => void;
-interface Sender {
-  /** Resolves when the ticket has settled (assignment or error). */
-  find(request: FindOptions): Promise<void>;
-  close(): Promise<void>;
-}
-
-function unarySender(client: MatchmakerClient, settle: Settle): Sender {
-  return {
-    find: (request) =>
-      new Promise((resolve) => {
-        const startedAt = performance.now();
-        let ok = false;
-        const call = client.findGame(findGameRequest(request));
-        call.on('data', (u: FindGameUpdate) => {
-          if (u.update?.$case === 'assignment') ok = true;
-        });
-        call.on('error', (e: ServiceError) => {
-          settle(startedAt, String(e.code));
-          resolve();
-        });
-        call.on('end', () => {
-          settle(startedAt, ok ? undefined : 'no-assignment');
-          resolve();
-        });
-      }),
-    close: async () => {},
-  };
-}
-
-function streamSender(client: MatchmakerClient, settle: Settle, batch: boolean): Sender {
-  const stream = client.findGames();
-  const pending = new Map<string, { startedAt: number; resolve: () => void }>();
-  const finds = new TickBatch<FindGameRequest>((batched) => stream.write({ request: { $case: 'batch', value: { finds: batched, cancels: [] } } }));
-  const onUpdate = (u: FindGameUpdate): void => {
-    if (u.update?.$case === 'batch') {
-      for (const inner of u.update.value.updates) onUpdate(inner);
-      return;
-    }
-    const entry = pending.get(u.ticketId);
-    if (!entry || u.update?.$case === 'queued') return;
-    pending.delete(u.ticketId);
-    settle(entry.startedAt, u.update?.$case === 'assignment' ? undefined : String(u.update?.$case === 'error' ? u.update.value.code : 'unknown'));
-    entry.resolve();
-  };
-  stream.on('data', onUpdate);
-  const failAll = (code: string) => {
-    for (const [id, entry] of pending) {
-      pending.delete(id);
-      settle(entry.startedAt, code);
-      entry.resolve();
-    }
-  };
-  stream.on('error', (e: ServiceError) => failAll(String(e.code)));
-  stream.on('end', () => failAll('stream-ended'));
-  return {
-    find: (request) =>
-      new Promise((resolve) => {
-        pending.set(request.ticketId, { startedAt: performance.now(), resolve });
-        if (batch) finds.push(findGameRequest(request));
-        else stream.write({ request: { $case: 'find', value: findGameRequest(request) } });
-      }),
-    close: async () => {
-      finds.flush();
-      stream.end();
-    },
-  };
+/** Fake game servers whose players arrive at once and whose games end as soon as they are full. */
+async function connectServers(options: LoadOptions): Promise<{ gamesEnded(): number; close(): void }> {
+  let gamesEnded = 0;
+  const servers = Array.from({ length: options.servers }, (_, i) => {
+    const server = new GameServer({
+      addresses: options.address,
+      serverId: `${options.runId}-server${i}`,
+      endpoint: `127.0.0.1:${7000 + i}`,
+      capacity: { maxGames: options.maxGamesPerServer },
+      batch: options.batch !== false,
+      createGame: () => {},
+    });
+    server.on('seatsReserved', ({ gameId, playerIds, token }) => {
+      for (const playerId of playerIds) void server.admit(gameId, playerId, token).catch(() => {});
+      if ((server.games.get(gameId)?.players.size ?? 0) >= options.playersPerGame) {
+        gamesEnded++;
+        server.endGame(gameId);
+      }
+    });
+    return server;
+  });
+  await Promise.all(servers.map((s) => s.start()));
+  return { gamesEnded: () => gamesEnded, close: () => servers.forEach((s) => s.close()) };
 }
 
 /** Sends tickets 0..n-1 at `rate` per second (or as fast as allowed), at most `concurrency` in flight. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { status } from '@grpc/grpc-js';
-import { findGame } from '../../clients/lib/find-game.js';
-import type { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGame } from '../../test/support/find-game.js';
+import type { GameServerConnection } from '../../test/support/game-server-connection.js';
 import { fuzzCase, type FuzzCase } from '../../test/fuzz/arbitraries.js';
 import { TestCoordinator } from '../../test/integration/harness.js';
 import { findCollector } from '../complexity/gc.js';

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { splitHostPort, startCoordinatorProcess } from '../app/coordinator-process.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
 import { createLogger } from './logger.js';
+import { registerCheckCommand } from './check-command.js';
+import { registerClientCommands } from './client-commands.js';
 import { registerSimulateCommand } from './simulate-command.js';
 
 const program = new Command()
@@ -36,6 +37,9 @@ program
       .default('10000'),
   )
   .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
+    // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
+    // second and ~60 MB that find, check and loadgen do not need.
+    const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
     const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
@@ -105,54 +109,9 @@ program
     process.on('SIGTERM', () => onSignal('SIGTERM'));
   });
 
-program
-  .command('example-server')
-  .description('run an example game server that hosts every factory it can and seats its players at once')
-  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
-  .option('--id <serverId>', 'server id', `example-${process.pid}`)
-  .option('--endpoint <host:port>', 'address players would connect to', '127.0.0.1:7777')
-  .option('--max-games <n>', 'slots: max concurrent games', '100')
-  .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
-  .action(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
-    const { runExampleServer } = await import('../../clients/examples/game-server.js');
-    await runExampleServer(opts);
-  });
-
-program
-  .command('find')
-  .description('an example player client: FindGame and print each update (queued at position N, then the assignment)')
-  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
-  .option('--template <name>', 'factory template', 'diablo')
-  .option('--player <id...>', 'the party', [`player-${process.pid}`])
-  .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
-  .option('--match <key=value...>', 'matchable attributes', [])
-  .option('--json', 'print each update as one line of JSON, for scripts')
-  .action(async (opts: { coordinator: string; template: string; player: string[]; partition: string[]; match: string[]; json?: boolean }) => {
-    const { runExampleClient } = await import('../../clients/examples/player-client.js');
-    await runExampleClient(opts);
-  });
-
-program
-  .command('loadgen')
-  .description('load generator: fake game servers and a FindGame arrival rate against any coordinator')
-  .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
-  .option('--servers <n>', 'fake game servers to connect', '10')
-  .option('--max-games <n>', 'slots per fake server', '1000')
-  .option('--players-per-game <n>', 'a fake server ends a game when this many players are in it', '4')
-  .option('--tickets <n>', 'FindGame tickets to send', '20000')
-  .option('--rate <n>', 'arrivals per second (0: as fast as --concurrency allows)', '0')
-  .option('--concurrency <n>', 'most tickets in flight', '512')
-  .option('--mode <mode>', 'unary (a FindGame call per ticket) or stream (one FindGames stream)', 'stream')
-  .option('--template <name>', 'factory template', 'diablo')
-  .option('--partition <key=value...>', 'partitioning attributes', ['difficulty=hard', 'hardcore=false', 'version=v201'])
-  .option('--match <key=value...>', 'matchable attributes', [])
-  .option('--no-batch', 'one find per FindGames message and one report per server message (no batching)')
-  .action(async (opts: Record<string, string & string[]>) => {
-    const { runLoadCommand } = await import('../../clients/loadgen/load-command.js');
-    await runLoadCommand(opts);
-  });
-
+registerClientCommands(program);
 registerSimulateCommand(program);
+registerCheckCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error);

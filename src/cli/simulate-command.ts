@@ -2,9 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
-import { renderCharts } from '../simulation/charts.js';
-import { loadScenarioFile, ScenarioError } from '../simulation/scenario.js';
-import { runSimulation } from '../simulation/simulation.js';
 
 /**
  * `gamefactory simulate`: a population through the real matchers in simulated time;
@@ -18,6 +15,10 @@ export function registerSimulateCommand(program: Command): void {
     .option('--scenario <path>', 'scenario YAML', 'scenarios/default.yaml')
     .option('--out <dir>', 'where report.json and the charts go', 'perf/results/simulation')
     .action(async (opts: { config: string; scenario: string; out: string }) => {
+      // Loaded here, not at start: the charts' libraries alone would add tens of MB to every coordinator.
+      const { renderCharts } = await import('../simulation/charts.js');
+      const { loadScenarioFile, ScenarioError } = await import('../simulation/scenario.js');
+      const { runSimulation } = await import('../simulation/simulation.js');
       let config;
       let scenario;
       try {

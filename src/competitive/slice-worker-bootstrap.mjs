@@ -1,8 +1,15 @@
-// Entry of a SliceWorkerPool worker thread. The project runs TypeScript through tsx, and a worker
-// thread starts with a fresh module loader: register tsx's ESM hooks here, resolved from this
-// file's own place in the project (so neither the process's working directory nor its
-// --import flags matter, under `tsx`, `node --import tsx` or vitest alike), then load the worker.
-import { register } from 'tsx/esm/api';
+// Entry of a SliceWorkerPool worker thread. A worker starts with a fresh module loader. In the
+// compiled distribution (dist/) the worker's JavaScript sits beside this file and loads as is.
+// From the sources (tsx, `node --import tsx`, vitest), register tsx's ESM hooks here, resolved
+// from this file's own place in the project (so neither the working directory nor the process's
+// --import flags matter), then load the TypeScript.
+import { existsSync } from 'node:fs';
 
-register();
-await import('./slice-worker.ts');
+const compiled = new URL('./slice-worker.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./slice-worker.ts');
+}

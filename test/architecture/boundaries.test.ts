@@ -21,18 +21,35 @@ function imports(file: string): string[] {
 const rel = (file: string) => relative(ROOT, file).replaceAll('\\', '/');
 
 describe('the layout', () => {
-  it('only the command line reaches the client-side code (clients/); the coordinator never does', () => {
+  it('only the client commands reach the client-side code (clients/); the coordinator never does', () => {
     const offenders = sources(join(ROOT, 'src'))
-      .filter((f) => rel(f) !== 'src/cli/main.ts')
+      .filter((f) => rel(f) !== 'src/cli/client-commands.ts')
       .filter((f) => imports(f).some((i) => i.includes('/clients/')))
       .map(rel);
     expect(offenders).toEqual([]);
   });
 
-  it('client-side code imports only the generated contract from src/, never the coordinator', () => {
-    const offenders = sources(join(ROOT, 'clients'))
-      .filter((f) => imports(f).some((i) => i.includes('/src/') && !i.includes('/src/generated/')))
+  it('the coordinator never imports the packages it ships for game servers and clients', () => {
+    const offenders = sources(join(ROOT, 'src'))
+      .filter((f) => imports(f).some((i) => i.startsWith('@gamefactory/') || i.includes('/packages/')))
       .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('client-side code is built on the packages: nothing from src/, not even the generated contract', () => {
+    const offenders = sources(join(ROOT, 'clients'))
+      .filter((f) => imports(f).some((i) => i.includes('/src/')))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('each package stands alone: it imports its own files, @gamefactory/protocol, grpc-js and node, nothing of the repository', () => {
+    const allowed = (i: string) => i.startsWith('./') || i.startsWith('@gamefactory/protocol') || i === '@grpc/grpc-js' || i === '@bufbuild/protobuf/wire' || i.startsWith('node:');
+    const packages = readdirSync(join(ROOT, 'packages')).filter((name) => statSync(join(ROOT, 'packages', name)).isDirectory());
+    expect(packages.sort()).toEqual(['game-server-sdk', 'matchmaking-client', 'protocol']);
+    const offenders = packages
+      .flatMap((name) => sources(join(ROOT, 'packages', name, 'src')))
+      .flatMap((f) => imports(f).filter((i) => !allowed(i)).map((i) => `${rel(f)}: ${i}`));
     expect(offenders).toEqual([]);
   });
 

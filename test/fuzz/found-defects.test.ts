@@ -1,6 +1,6 @@
 import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { GameServerConnection } from '../support/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator } from '../integration/harness.js';
 
 /** Defects the fuzz suite found, each kept as a reproducer (issue 14). */

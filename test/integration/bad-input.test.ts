@@ -1,7 +1,8 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGame, type FindOptions } from '../../clients/lib/find-game.js';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGame, type FindOptions } from '../support/find-game.js';
+import { GameServerLinkClient } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import type { GameServerConnection } from '../support/game-server-connection.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 import { loadSync } from '@grpc/proto-loader';
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
@@ -108,14 +109,13 @@ describe('bad input over gRPC: a clear error, and nobody else disturbed', () => 
   });
 
   it('ends a stream whose first message is not a hello with FAILED_PRECONDITION', async () => {
-    const rogue = new GameServerConnection(coordinator.address, { serverId: 'rogue', endpoint: 'x:1', maxGames: 1 });
-    const client = (rogue as unknown as { client: { connect(): import('@grpc/grpc-js').ClientDuplexStream<unknown, unknown> } }).client;
+    const client = new GameServerLinkClient(coordinator.address, credentials.createInsecure());
     const stream = client.connect();
     const ended = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
     stream.on('data', () => {});
     stream.write({ event: { $case: 'gameEnded', value: { gameId: 'g' } } });
     expect((await ended).code).toBe(status.FAILED_PRECONDITION);
-    rogue.close();
+    client.close();
   });
 
   it('serves health SERVING and lists its services through reflection', async () => {

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGameRequest } from '../../clients/lib/find-game.js';
+import { findGameRequest } from '../support/find-game.js';
 import type { FindGameUpdate, FindGamesRequest, MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';
 

@@ -1,8 +1,8 @@
 import type { QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame, findGameRequest, type FindOptions, type FindResult } from '../../clients/lib/find-game.js';
-import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import { findGame, findGameRequest, type FindOptions, type FindResult } from '../support/find-game.js';
+import type { GameOrder } from '@gamefactory/game-server-sdk';
 import type { FindGameUpdate, FindGamesRequest } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';
 
@@ -147,7 +147,7 @@ describe('competitive matchmaking over gRPC on loopback', () => {
     'matches hundreds of scored 1v1 and 2v2 tickets into full games within the expansion window in force',
     async () => {
       const arrivals = new Map<string, number>();
-      const decide = (order: CreateGame) => {
+      const decide = (order: GameOrder) => {
         arrivals.set(order.requestId, Date.now());
         return 'create' as const;
       };

@@ -1,7 +1,7 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame } from '../../clients/lib/find-game.js';
-import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
+import { findGame } from '../support/find-game.js';
+import { wireAttributes, wireValue } from '@gamefactory/protocol';
 import { PredicateMode, type QueryStatsRequest, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from './harness.js';
 
@@ -99,10 +99,9 @@ describe('the coordinator end to end over gRPC on loopback', () => {
         {
           gameId: 'old-game',
           factory: 'diablo/difficulty=hard/hardcore=false/version=v201',
-          matchableAttributes: {},
           playerIds: ['veteran'],
           open: true,
-          startedAtUnixMs: BigInt(Date.now() - 60_000),
+          startedAt: Date.now() - 60_000,
         },
       ],
     });
@@ -124,10 +123,10 @@ describe('the coordinator end to end over gRPC on loopback', () => {
     const game = (gameId: string, factory: string, act: number, players: string[], ageMs: number) => ({
       gameId,
       factory,
-      matchableAttributes: wireAttributes({ act }),
+      matchable: { act },
       playerIds: players,
       open: true,
-      startedAtUnixMs: BigInt(Date.now() - ageMs),
+      startedAt: Date.now() - ageMs,
     });
     await coordinator.server({
       serverId: 'stats',

@@ -1,6 +1,6 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGameRequest } from '../../clients/lib/find-game.js';
+import { findGameRequest } from '../support/find-game.js';
 import type { CoordinatorCommands, CoordinatorView } from '../../src/coordinator/edges/index.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatchmakingError } from '../../src/errors/index.js';

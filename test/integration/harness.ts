@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
-import { GameServerConnection, type GameServerIdentity } from '../../clients/lib/game-server-connection.js';
+import { GameServerConnection, type GameServerIdentity } from '../support/game-server-connection.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
@@ -36,11 +36,14 @@ export class TestCoordinator {
     });
   }
 
-  /** Stops the coordinator and starts a new one on the same port and data directory. */
-  async restart(): Promise<void> {
+  /**
+   * Stops the coordinator and starts a new one on the same port and data directory. `drain` stops
+   * it as SIGTERM does (open streams end with UNAVAILABLE and a retry hint), `stop` at once.
+   */
+  async restart(how: 'stop' | 'drain' = 'stop'): Promise<void> {
     for (const s of this.servers.splice(0)) s.close();
     const port = this.running.grpcPort;
-    await this.running.stop();
+    await (how === 'drain' ? this.running.drain('restart') : this.running.stop());
     this.running = await TestCoordinator.launch(this.yaml, this.dataDir, port);
   }
 

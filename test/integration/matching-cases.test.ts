@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findGame } from '../../clients/lib/find-game.js';
-import { wireAttributes, wireValue } from '../../clients/lib/wire-attributes.js';
+import { findGame } from '../support/find-game.js';
+import { wireValue } from '@gamefactory/protocol';
 import { PredicateMode, type MatchmakerClient, type QueryStatsResponse } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { matchingCases, type MatchingCase } from '../cooperative/matching-cases.js';
 import { TestCoordinator, eventually } from './harness.js';
@@ -38,10 +38,10 @@ describe('the cooperative matching cases, over gRPC', () => {
           runningGames: c.games.map((g) => ({
             gameId: g.gameId,
             factory: 'coop/region=eu',
-            matchableAttributes: wireAttributes(g.attributes),
+            matchable: g.attributes,
             playerIds: [...g.playerIds],
             open: g.open ?? true,
-            startedAtUnixMs: BigInt(realNow - (c.now - g.startedAt)),
+            startedAt: realNow - (c.now - g.startedAt),
           })),
         },
         { autoJoin: false },

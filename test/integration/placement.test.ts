@@ -1,6 +1,6 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGame, findGameRequest, type FindResult } from '../../clients/lib/find-game.js';
+import { findGame, findGameRequest, type FindResult } from '../support/find-game.js';
 import type { CreateGame } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import type { FindGameUpdate, MatchmakerClient, Queued } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator, eventually } from './harness.js';

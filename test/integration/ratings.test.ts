@@ -1,7 +1,7 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findGame } from '../../clients/lib/find-game.js';
-import type { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGame } from '../support/find-game.js';
+import type { GameServerConnection } from '../support/game-server-connection.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { GameResult } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import {

@@ -1,10 +1,10 @@
 import type { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
-import { findGame, type FindResult } from '../../clients/lib/find-game.js';
+import { GameServerConnection } from '../support/game-server-connection.js';
+import { findGame, type FindResult } from '../support/find-game.js';
 
 export const PARTITION = { difficulty: 'hard', hardcore: false, version: 'v201' } as const;
 
-export function server(address: string, serverId: string, maxGames: number, runningGames = [] as GameServerConnection['identity']['runningGames']): GameServerConnection {
+export function server(address: string, serverId: string, maxGames: number, runningGames: GameServerConnection['identity']['runningGames'] = []): GameServerConnection {
   return new GameServerConnection(address, { serverId, endpoint: `${serverId}:7777`, attributes: { ...PARTITION }, templates: ['diablo'], maxGames, runningGames }, { autoJoin: true });
 }
 
@@ -71,12 +71,11 @@ export class ReconnectingServer {
     const runningGames = [...(previous?.games.values() ?? [])].map((g) => ({
       gameId: g.gameId,
       factory: g.factory,
-      matchableAttributes: {},
       // The players in the game; seats reserved for players not yet there are the new owner's
       // to give again (the tickets are restored and placed anew).
       playerIds: [...new Set([...(this.seated.get(g.gameId) ?? []), ...g.players])],
       open: true,
-      startedAtUnixMs: BigInt(Date.now() - 1000),
+      startedAt: Date.now() - 1000,
     }));
     const next = new GameServerConnection(this.address(), {
       serverId: this.serverId,
@@ -86,7 +85,6 @@ export class ReconnectingServer {
       maxGames: this.maxGames,
       runningGames,
     });
-    for (const [id, game] of previous?.games ?? []) next.games.set(id, game);
     return next;
   }
 

@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 import { NodeProcess } from './node-process.js';
-import { findGameRequest } from '../../clients/lib/find-game.js';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGameRequest } from '../support/find-game.js';
+import { GameServerConnection } from '../support/game-server-connection.js';
 import { PARTITION, ReconnectingServer, find, healthOf, retried, server } from './cluster-fixture.js';
 
 const hasRedis = redisBinaryPresent();

@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
+/** How a node runs: from the TypeScript sources through tsx, or as the compiled `gamefactory` bin (dist/, after `npm run build`). */
+export const FROM_SOURCES: readonly string[] = ['--import', 'tsx', 'src/cli/main.ts'];
+
 export class NodeProcess {
   private output = '';
   private readonly exited: Promise<void>;
@@ -40,11 +43,11 @@ export class NodeProcess {
     return new MatchmakerClient(this.address, credentials.createInsecure());
   }
 
-  static async start(redisUrl: string, extraEnv: Record<string, string> = {}): Promise<NodeProcess> {
+  static async start(redisUrl: string, extraEnv: Record<string, string> = {}, program: readonly string[] = FROM_SOURCES): Promise<NodeProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gf-node-'));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--redis', redisUrl, '--data', dataDir, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'],
+      [...program, 'start', '--redis', redisUrl, '--data', dataDir, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GAMEFACTORY_LOG_FORMAT: 'json', GAMEFACTORY_LOG_LEVEL: 'info', ...extraEnv } },
     );
     const node = new NodeProcess(child, dataDir);

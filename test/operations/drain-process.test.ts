@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findGameRequest } from '../../clients/lib/find-game.js';
-import { GameServerConnection } from '../../clients/lib/game-server-connection.js';
+import { findGameRequest } from '../support/find-game.js';
+import { GameServerConnection } from '../support/game-server-connection.js';
 import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 const YAML = `

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGame } from '../../clients/lib/find-game.js';
+import { findGame } from '../support/find-game.js';
 import { DIABLO_YAML, TestCoordinator } from '../integration/harness.js';
 
 interface ServerRow {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGame } from '../../clients/lib/find-game.js';
+import { findGame } from '../support/find-game.js';
 import { DIABLO_YAML, TestCoordinator, eventually } from '../integration/harness.js';
 import { launchChromium } from './browser.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGameRequest } from '../../clients/lib/find-game.js';
+import { findGameRequest } from '../support/find-game.js';
 import { parseConfig } from '../../src/config/load.js';
 import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import { realTimers, silentLog } from '../../src/coordinator/ports.js';

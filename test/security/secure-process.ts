@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findGameRequest } from '../../clients/lib/find-game.js';
+import { findGameRequest } from '../support/find-game.js';
 import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';

@@ -1,14 +1,17 @@
 --[[
-  Takes (or renews) a factory's lease. A new holder gets a new fencing token (INCR), so any
-  write still in flight from the previous holder is refused by fenced scripts.
+  Takes (or renews) a lease: a factory's, the relay's matcher lease or a shard's. A new holder
+  gets a new fencing token, larger than every token before even after Redis lost its data
+  (includes/fencing-token), so any write still in flight from a previous holder is refused by
+  fenced scripts.
 
   Input:
-    KEYS[1] lease key      "gf:{<factory>}:lease"  value "<token>:<nodeId>"
-    KEYS[2] fence counter  "gf:{<factory>}:fence"
+    KEYS[1] lease key      "gf:{<factory>}:lease", "gf:{s:<shard>}:lease"  value "<token>:<nodeId>"
+    KEYS[2] fence counter  "gf:{<factory>}:fence", "gf:{s:<shard>}:fence"
     ARGV[1] nodeId
     ARGV[2] lease time (ms)
   Output: { 1, token } when this node holds the lease now, { 0, ms left } when another does
 ]]
+--- @include "includes/fencing-token"
 local held = redis.call('GET', KEYS[1])
 if held then
   local sep = string.find(held, ':', 1, true)
@@ -18,6 +21,6 @@ if held then
   end
   return { 0, redis.call('PTTL', KEYS[1]) }
 end
-local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], token .. ':' .. ARGV[1], 'PX', ARGV[2])
+local token = nextFencingToken(KEYS[2])
+redis.call('SET', KEYS[1], string.format('%.0f', token) .. ':' .. ARGV[1], 'PX', ARGV[2])
 return { 1, token }

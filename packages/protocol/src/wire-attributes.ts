@@ -1,5 +1,6 @@
-import type { AttributeValue } from '../../src/generated/gamefactory/v1/attributes.js';
+import type { AttributeValue } from './generated/gamefactory/v1/attributes.js';
 
+/** An attribute value as plain JavaScript. */
 export type PlainValue = string | number | bigint | boolean | Uint8Array;
 
 /**
@@ -20,4 +21,19 @@ export function wireValue(value: PlainValue): AttributeValue {
 
 export function wireAttributes(attributes: Record<string, PlainValue> = {}): Record<string, AttributeValue> {
   return Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, wireValue(v)]));
+}
+
+/**
+ * A wire value as plain JavaScript: integers that fit a double become numbers (the way they were
+ * most likely written), larger ones stay bigint; an empty value reads as the empty string.
+ */
+export function plainValue(value: AttributeValue): PlainValue {
+  const kind = value.kind;
+  if (kind === undefined) return '';
+  if (kind.$case === 'intValue') return Number.isSafeInteger(Number(kind.value)) ? Number(kind.value) : kind.value;
+  return kind.value;
+}
+
+export function plainAttributes(attributes: Record<string, AttributeValue>): Record<string, PlainValue> {
+  return Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, plainValue(v)]));
 }

@@ -1,7 +1,7 @@
 /**
- * Items pushed during one turn of the event loop, handed over together at its end (issue 15):
- * the client side of batched FindGames and coalesced server reports. At most `max` per hand-over,
- * the coordinator's limit for one batched message.
+ * Items pushed during one turn of the event loop, handed over together at its end: the client side
+ * of batched FindGames and coalesced game-server reports, so a burst costs one message instead of
+ * hundreds. At most `max` per hand-over, the coordinator's limit for one batched message.
  */
 export class TickBatch<T> {
   private pending: T[] = [];

@@ -1,4 +1,4 @@
-import type { PlainValue } from './wire-attributes.js';
+import type { PlainValue } from '@gamefactory/protocol';
 
 /** `key=value` command-line pairs: true/false are bools, integers are ints, the rest strings. */
 export function parsePairs(pairs: readonly string[]): Record<string, PlainValue> {

@@ -1,0 +1,54 @@
+import { credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
+
+export interface NodeOptions {
+  /** Coordinator nodes, host:port; any node of a cluster serves any ticket. */
+  readonly addresses: string | readonly string[];
+  /** Default: plaintext, for a coordinator in development mode on loopback. */
+  readonly credentials?: ChannelCredentials;
+  /** A player's or gateway's JWT, sent as `authorization: Bearer <token>` on every call. */
+  readonly token?: string | (() => string);
+  readonly channelOptions?: ChannelOptions;
+}
+
+/** One gRPC client per coordinator node, made on first use; turns through them on failure. */
+export class CoordinatorNodes {
+  readonly addresses: readonly string[];
+  private readonly clients: (MatchmakerClient | undefined)[];
+  private turn = 0;
+
+  constructor(private readonly options: NodeOptions) {
+    this.addresses = typeof options.addresses === 'string' ? [options.addresses] : [...options.addresses];
+    if (this.addresses.length === 0) throw new Error('addresses: name at least one coordinator (host:port)');
+    this.clients = this.addresses.map(() => undefined);
+  }
+
+  client(node: number): MatchmakerClient {
+    const i = node % this.addresses.length;
+    return (this.clients[i] ??= new MatchmakerClient(
+      this.addresses[i]!,
+      this.options.credentials ?? grpcCredentials.createInsecure(),
+      this.options.channelOptions ?? {},
+    ));
+  }
+
+  address(node: number): string {
+    return this.addresses[node % this.addresses.length]!;
+  }
+
+  /** The node for a new ticket: each in turn, so tickets spread over the cluster. */
+  nextNode(): number {
+    return this.turn++ % this.addresses.length;
+  }
+
+  metadata(): Metadata {
+    const metadata = new Metadata();
+    const token = typeof this.options.token === 'function' ? this.options.token() : this.options.token;
+    if (token) metadata.set('authorization', `Bearer ${token}`);
+    return metadata;
+  }
+
+  close(): void {
+    for (const client of this.clients) client?.close();
+  }
+}

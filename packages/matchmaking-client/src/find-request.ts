@@ -1,0 +1,49 @@
+import { wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import type { FindGameRequest } from '@gamefactory/protocol/v1/matchmaker';
+
+/** One player of a party; the score matters to competitive factories only. */
+export interface PartyMember {
+  readonly playerId: string;
+  /** Opaque skill score, higher is better; left out, a competitive factory uses its ladder's rating. */
+  readonly score?: number;
+}
+
+/** What a party asks for. Only `party` is required. */
+export interface FindRequest {
+  /**
+   * The idempotency key, chosen by the client (default: a random UUID). Sending the same id again,
+   * to any node, resumes the same ticket.
+   */
+  readonly ticketId?: string;
+  /** factories.yaml template `name`; may be left out when the config has only one. */
+  readonly template?: string;
+  /** 1..N players who play together: ids, or ids with scores. */
+  readonly party: readonly (string | PartyMember)[];
+  /** One value for every partitioning axis of the template: selects exactly one factory. */
+  readonly partition?: Record<string, PlainValue>;
+  /** Soft attributes to match; a key left out is a wildcard. */
+  readonly matchable?: Record<string, PlainValue>;
+  /** Competitive: measured round trip to each region, in milliseconds. */
+  readonly latenciesMs?: Record<string, number>;
+  readonly preferredMaps?: readonly string[];
+  readonly vetoedMaps?: readonly string[];
+  /** Competitive: where the party plays from, when it has no latencies. */
+  readonly location?: { readonly latitude: number; readonly longitude: number };
+  /** Competitive: soft preferences (e.g. language) the factory weighs; they never exclude a game. */
+  readonly softAttributes?: Record<string, string>;
+}
+
+export function wireFindRequest(ticketId: string, request: FindRequest): FindGameRequest {
+  return {
+    ticketId,
+    template: request.template ?? '',
+    party: request.party.map((p) => (typeof p === 'string' ? { playerId: p } : { playerId: p.playerId, score: p.score })),
+    partitionAttributes: wireAttributes(request.partition),
+    matchableAttributes: wireAttributes(request.matchable),
+    latenciesMs: { ...request.latenciesMs },
+    preferredMaps: [...(request.preferredMaps ?? [])],
+    vetoedMaps: [...(request.vetoedMaps ?? [])],
+    location: request.location && { latitude: request.location.latitude, longitude: request.location.longitude },
+    softAttributes: request.softAttributes && { values: { ...request.softAttributes } },
+  };
+}

@@ -1,0 +1,91 @@
+import { status } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+import { CoordinatorNodes, type NodeOptions } from './coordinator-nodes.js';
+import { FindError } from './find-error.js';
+import { wireFindRequest, type FindRequest } from './find-request.js';
+import { Ticket } from './ticket.js';
+import { TicketCalls } from './ticket-calls.js';
+import { TicketStream } from './ticket-stream.js';
+import type { ResumeOptions, TicketTransport } from './transport.js';
+
+export interface MatchmakerOptions extends NodeOptions {
+  /**
+   * Every ticket over one FindGames stream (gateways and frontends that speak for many players),
+   * instead of a FindGame call per ticket (a player's own client). Default false.
+   */
+  readonly multiplex?: boolean;
+  /** With `multiplex`: the finds and cancels of one tick in one message (default true). */
+  readonly batch?: boolean;
+  /** How a ticket whose node failed is sent again: backoff, and when to give up. */
+  readonly resume?: ResumeOptions;
+}
+
+export interface FindOptions {
+  /**
+   * Ends the search when it aborts: the ticket is cancelled on the coordinator and fails with
+   * DEADLINE_EXCEEDED for `AbortSignal.timeout(ms)`, CANCELLED for any other reason.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A client of the coordinator's Matchmaker service, for players' clients and gateways.
+ *
+ * ```ts
+ * const matchmaker = new Matchmaker({ addresses: ['127.0.0.1:50051'] });
+ * const ticket = matchmaker.find({ template: 'diablo', party: ['alice'], partition: { difficulty: 'hard' } });
+ * for await (const update of ticket) console.log(update);
+ * ```
+ */
+export class Matchmaker {
+  private readonly nodes: CoordinatorNodes;
+  private readonly transport: TicketTransport;
+
+  constructor(options: MatchmakerOptions) {
+    this.nodes = new CoordinatorNodes(options);
+    const resume = options.resume ?? {};
+    this.transport = options.multiplex ? new TicketStream(this.nodes, resume, options.batch !== false) : new TicketCalls(this.nodes, resume);
+  }
+
+  /** Starts finding a game for a party; the ticket reports its progress and its assignment. */
+  find(request: FindRequest, options: FindOptions = {}): Ticket {
+    const ticketId = request.ticketId ?? randomUUID();
+    const { signal } = options;
+    const { ticket, sink } = Ticket.open(ticketId, () => handle.cancel(new FindError(ticketId, status.CANCELLED, 'cancelled by the client')));
+    const handle = this.transport.find(sink, wireFindRequest(ticketId, request));
+    if (signal) {
+      const onAbort = () => void handle.cancel(abortError(ticketId, signal.reason));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        const forget = () => signal.removeEventListener('abort', onAbort);
+        ticket.assignment.then(forget, forget);
+      }
+    }
+    return ticket;
+  }
+
+  /**
+   * Cancels a ticket by id, for a gateway that kept the id rather than the Ticket (another process,
+   * a restart). True when a ticket was waiting under that id on the node asked.
+   */
+  cancel(ticketId: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.nodes.client(0).cancelFind({ ticketId }, this.nodes.metadata(), (error, response) =>
+        error ? reject(FindError.fromStatus(ticketId, error)) : resolve(response.cancelled),
+      );
+    });
+  }
+
+  /** Hangs up: tickets still waiting fail with CANCELLED (and the coordinator cancels them). */
+  close(): void {
+    this.transport.close();
+    this.nodes.close();
+  }
+}
+
+function abortError(ticketId: string, reason: unknown): FindError {
+  const timeout = reason instanceof Error && reason.name === 'TimeoutError';
+  const why = reason instanceof Error ? reason.message : String(reason ?? 'aborted');
+  return new FindError(ticketId, timeout ? status.DEADLINE_EXCEEDED : status.CANCELLED, why);
+}

@@ -1,0 +1,190 @@
+/**
+ * Scale-out: 1, 2 and 4 real nodes on one Redis and on a 3-master Redis Cluster, 8 cooperative
+ * factories with equal demand, each node fed by a load generator in its own process. Per node:
+ * the share of tickets its matchers handled and its CPU seconds (/proc); Redis CPU seconds (INFO
+ * cpu); tickets lost or doubled; Redis round trips and commands per ticket (counted inside each
+ * node by scale-out-meter.mjs). On a 2-core machine every process shares the cores, so throughput
+ * here is not the figure: the projection is. Projected cluster capacity = tickets ÷ the busiest
+ * node's CPU seconds (what the cluster does when each node has a core of its own), and the same
+ * for the busiest Redis process. An embedded node (no Redis) under the same load is the baseline.
+ *
+ * The nodes' mode is a flag: SCALE_OUT_MODE=relay (today: one matcher owner, the others relay) or
+ * SCALE_OUT_MODE=sharded (shards of factories over the nodes; the nodes get
+ * GAMEFACTORY_CLUSTER_MODE=sharded and report gamefactory_matcher_tickets_total on /metrics).
+ */
+import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
+import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
+import type { LoadOutcome } from './scale-out-load.js';
+import { BenchNode, redisCpuSeconds, runLoadProcess } from './scale-out-nodes.js';
+
+type Mode = 'relay' | 'sharded';
+const MODE: Mode = process.env.SCALE_OUT_MODE === 'sharded' ? 'sharded' : 'relay';
+const MODE_ENV: Record<Mode, Record<string, string>> = { relay: {}, sharded: { GAMEFACTORY_CLUSTER_MODE: 'sharded' } };
+const NODE_COUNTS = [1, 2, 4];
+const PARTITIONS = ['normal', 'hard', 'expert', 'master'].flatMap((difficulty) => [false, true].map((hardcore) => ({ difficulty, hardcore, version: 'v201' })));
+
+interface Deployment {
+  readonly name: string;
+  readonly url: string;
+  readonly ports: readonly number[];
+  stop(): Promise<void>;
+}
+
+const deployments: { name: string; start(): Promise<Deployment> }[] = [
+  {
+    name: 'one Redis',
+    async start() {
+      const server = await RedisServer.start({ appendfsync: 'everysec' });
+      return { name: 'one Redis', url: server.url, ports: [server.port], stop: () => server.stop() };
+    },
+  },
+  {
+    name: 'a 3-master Redis Cluster',
+    async start() {
+      const cluster = await RedisCluster.start();
+      const url = `redis-cluster://${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+      return { name: 'a 3-master Redis Cluster', url, ports: cluster.servers.map((s) => s.port), stop: () => cluster.stop() };
+    },
+  },
+];
+
+/** Tickets each node's matchers handled so far (sharded mode: its counter; relay: the owner handled all). */
+async function matcherTickets(node: BenchNode): Promise<number> {
+  const port = /"metrics":"127\.0\.0\.1:(\d+)"/.exec(node.log)?.[1];
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let sum = 0;
+  for (const [, value] of text.matchAll(/^gamefactory_matcher_tickets_total(?:\{[^}]*\})? ([\d.e+]+)$/gm)) sum += Number(value);
+  return sum;
+}
+
+/** Waits until the cluster matches: relay, one node holds the matcher; sharded, every shard has an owner. */
+async function ready(nodes: readonly BenchNode[]): Promise<void> {
+  if (MODE === 'relay') {
+    await Promise.any(nodes.map((n) => n.waitFor(/this node now runs the matcher/, 30_000)));
+    return;
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const owned = new Set(nodes.flatMap((n) => [...n.log.matchAll(/"shard":(\d+)[^\n]*this node now owns a shard/g)].map((m) => m[1])));
+    if (owned.size >= 64) break;
+    if (Date.now() > deadline) throw new Error(`shards not all owned after 30 s (${owned.size})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await new Promise((r) => setTimeout(r, 3000)); // the last joiner's rebalancing
+}
+
+function load(nodes: readonly BenchNode[], label: string, tickets: number): Promise<LoadOutcome[]> {
+  return Promise.all(
+    nodes.map((node, i) =>
+      runLoadProcess({
+        address: node.address,
+        runId: `${label}-n${i}`,
+        tickets: Math.ceil(tickets / nodes.length),
+        servers: 2,
+        playersPerGame: 4,
+        concurrency: 256,
+        template: 'diablo',
+        partitions: PARTITIONS,
+        timeoutMs: 60_000,
+      }),
+    ),
+  );
+}
+
+interface Measured {
+  readonly rows: BenchRow[];
+  readonly ticketsPerBusiestCpu: number;
+  readonly ticketsPerCpu: number;
+}
+
+async function measure(group: string, nodes: readonly BenchNode[], redisPorts: readonly number[], tickets: number, label: string): Promise<Measured> {
+  await load(nodes, `${label}-warm`, Math.min(400 * nodes.length, Math.ceil(tickets / 5)));
+  const cpu0 = nodes.map((n) => n.cpuSeconds());
+  const redis0 = await redisCpuSeconds(redisPorts);
+  const calls0 = nodes.map((n) => n.redisCalls());
+  const matched0 = MODE === 'sharded' ? await Promise.all(nodes.map(matcherTickets)) : [];
+  const outcomes = await load(nodes, label, tickets);
+  await new Promise((r) => setTimeout(r, 400)); // the meters write every 200 ms
+  const cpu = nodes.map((n, i) => n.cpuSeconds() - cpu0[i]!);
+  const redisCpu = (await redisCpuSeconds(redisPorts)).map((s, i) => s - redis0[i]!);
+  const calls = nodes.map((n, i) => {
+    const now = n.redisCalls();
+    return { commands: now.commands - calls0[i]!.commands, trips: now.trips - calls0[i]!.trips };
+  });
+  const matched =
+    redisPorts.length === 0
+      ? [1] // the embedded node matches everything itself
+      : MODE === 'sharded'
+        ? (await Promise.all(nodes.map(matcherTickets))).map((m, i) => m - matched0[i]!)
+        : nodes.map((n) => (/this node now runs the matcher/.test(n.log) ? 1 : 0));
+
+  const sent = outcomes.reduce((n, o) => n + o.sent, 0);
+  const assigned = outcomes.reduce((n, o) => n + o.assigned, 0);
+  const seats = new Map<string, number>();
+  for (const o of outcomes) for (const player of o.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
+  const doubled = outcomes.reduce((n, o) => n + o.answeredTwice, 0) + [...seats.values()].filter((n) => n > 1).length;
+  const seconds = Math.max(...outcomes.map((o) => o.elapsedMs)) / 1000;
+  const busiest = Math.max(...cpu);
+  const busiestRedis = Math.max(...redisCpu);
+  const matchedAll = matched.reduce((a, b) => a + b, 0);
+  const n = nodes.length;
+  const row = (subject: string, metric: string, value: number, higherIsBetter: boolean): BenchRow => ({ group, subject, n, metric, value, higherIsBetter });
+  const rows = [
+    row('cluster', 'tickets/s on this machine (all nodes)', assigned / seconds, true),
+    row('cluster', 'tickets lost', sent - assigned, false),
+    row('cluster', 'tickets doubled', doubled, false),
+    row('cluster', 'projected capacity: tickets per busiest node CPU s', assigned / busiest, true),
+    row('cluster', 'projected Redis capacity: tickets per busiest Redis CPU s', assigned / busiestRedis, true),
+    row('cluster', 'Redis round trips per ticket (all nodes; a tick\'s pipelined commands share one)', calls.reduce((s, c) => s + c.trips, 0) / assigned, false),
+    row('cluster', 'Redis commands per ticket (all nodes; a script call is one)', calls.reduce((s, c) => s + c.commands, 0) / assigned, false),
+    row('redis', 'CPU s (all masters)', redisCpu.reduce((a, b) => a + b, 0), false),
+    ...nodes.flatMap((_, i) => [
+      row(`node ${i}`, 'share of tickets its matchers handled (%)', matchedAll === 0 ? 0 : (100 * matched[i]!) / matchedAll, false),
+      row(`node ${i}`, 'CPU s', cpu[i]!, false),
+    ]),
+  ];
+  return { rows, ticketsPerBusiestCpu: assigned / busiest, ticketsPerCpu: assigned / cpu.reduce((a, b) => a + b, 0) };
+}
+
+async function withNodes<T>(count: number, redisUrl: string | undefined, body: (nodes: BenchNode[]) => Promise<T>): Promise<T> {
+  const nodes: BenchNode[] = [];
+  try {
+    for (let i = 0; i < count; i++) nodes.push(await BenchNode.start(redisUrl, MODE_ENV[MODE]));
+    if (redisUrl) await ready(nodes);
+    return await body(nodes);
+  } finally {
+    await Promise.all(nodes.map((n) => n.stop()));
+  }
+}
+
+const suite: BenchSuite = {
+  name: 'scale-out',
+  async run({ quick }: BenchOptions): Promise<BenchRow[]> {
+    const tickets = quick ? 400 : 8000;
+    const rows: BenchRow[] = [];
+    const baseline = await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded'));
+    rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
+    for (const deployment of deployments) {
+      const group = `scale-out (${MODE}) on ${deployment.name}`;
+      const capacity = new Map<number, Measured>();
+      for (const count of NODE_COUNTS) {
+        const redis = await deployment.start();
+        try {
+          const measured = await withNodes(count, redis.url, (nodes) => measure(group, nodes, redis.ports, tickets, `${MODE}-${redis.ports[0]}-${count}`));
+          capacity.set(count, measured);
+          rows.push(...measured.rows);
+        } finally {
+          await redis.stop();
+        }
+      }
+      const one = capacity.get(1)!;
+      for (const count of NODE_COUNTS.slice(1)) {
+        rows.push({ group, subject: 'cluster', n: count, metric: `projected capacity ÷ 1 node's (goal at 4 nodes: ≥ 3.5)`, value: capacity.get(count)!.ticketsPerBusiestCpu / one.ticketsPerBusiestCpu, higherIsBetter: true });
+      }
+      rows.push({ group, subject: 'cluster', n: 1, metric: "1-node cluster's tickets per CPU s ÷ the embedded node's (goal ≥ 0.5)", value: one.ticketsPerCpu / baseline.ticketsPerCpu, higherIsBetter: true });
+    }
+    return rows;
+  },
+};
+
+export default suite;

@@ -1,0 +1,3 @@
+/** Ratings in the shared store: the RatingStore port on Redis, mirrored on every node. */
+export { RedisRatingStore, RatingConflict, type RedisRatingStoreOptions } from './redis-rating-store.js';
+export { ladderKeys } from './rating-keys.js';

@@ -1,0 +1,203 @@
+import { checkShardCount, planShards, shardMoves } from '../../sharding/index.js';
+import type { RedisClient } from '../script-set.js';
+import { ClusterMembership } from './cluster-membership.js';
+import { ShardLeases } from './shard-leases.js';
+
+/** What the node running shards is told; the keeper awaits none of these but handOver. */
+export interface ShardOwnerHooks {
+  /** This node owns the shard from now, in the term `token`: restore its tickets and run it. */
+  gained(shard: number, token: number): void;
+  /**
+   * Stop acting for the shard at once: its lease was lost, could not be renewed within the lease
+   * (another node may own it already), or was handed over. Writes still in flight with `token`
+   * are refused by the scripts.
+   */
+  lost(shard: number, token: number, reason: string): void;
+  /**
+   * Before handing a shard to the node the plan gives it: finish what is in flight (the lease is
+   * still held, so fenced writes still land). Given one tick; late or rejected, the shard is handed over anyway.
+   */
+  handOver?(shard: number, token: number): Promise<void>;
+}
+
+export interface KeeperLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export interface ShardKeeperOptions {
+  readonly nodeId: string;
+  readonly shardCount: number;
+  /** Lease and heartbeat TTL. Default 2000 ms. */
+  readonly leaseMs?: number;
+  /** How often to beat, renew and replan. Default lease/4: a dead owner's shards move within lease + lease/4, and three late ticks in a row do not lose a lease. */
+  readonly tickMs?: number;
+  readonly hooks: ShardOwnerHooks;
+  readonly log?: KeeperLog;
+}
+
+const silent: KeeperLog = { info() {}, warn() {} };
+
+/**
+ * Keeps this node's share of the shards: every tick it beats (and reads who is alive), renews its
+ * leases, reads every shard's holder, plans (src/sharding) and moves toward the plan: hands over
+ * the shards the plan gives others, takes the free ones the plan gives it. It also fences itself:
+ * a shard whose last successful renewal was sent more than a lease ago is dropped locally even
+ * if Redis cannot be reached to say so, since another node may own it by then.
+ */
+export class ShardKeeper {
+  private readonly owned = new Map<number, { token: number; renewedAt: number }>();
+  private holdersNow: readonly (string | undefined)[] = [];
+  private liveNow: readonly string[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running = true;
+  private ticking: Promise<void> = Promise.resolve();
+  readonly leaseMs: number;
+  readonly tickMs: number;
+
+  private constructor(
+    private readonly membership: ClusterMembership,
+    private readonly leases: ShardLeases,
+    private readonly options: ShardKeeperOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 2000;
+    this.tickMs = options.tickMs ?? Math.floor(this.leaseMs / 4);
+  }
+
+  static async open(client: RedisClient, options: ShardKeeperOptions): Promise<ShardKeeper> {
+    checkShardCount(options.shardCount);
+    const leaseMs = options.leaseMs ?? 2000;
+    if (!(leaseMs > 0)) throw new RangeError(`leaseMs must be > 0, got ${leaseMs}`);
+    if (options.tickMs !== undefined && !(options.tickMs > 0 && options.tickMs < leaseMs)) {
+      throw new RangeError(`tickMs must be > 0 and below leaseMs (${leaseMs}), got ${options.tickMs}`);
+    }
+    const membership = await ClusterMembership.open(client, options.nodeId, leaseMs, options.shardCount);
+    const leases = await ShardLeases.open(client, options.nodeId, leaseMs);
+    const keeper = new ShardKeeper(membership, leases, options);
+    keeper.schedule(0);
+    return keeper;
+  }
+
+  get nodeId(): string {
+    return this.options.nodeId;
+  }
+
+  /** The shards this node owns now, with their tokens. */
+  ownedShards(): ReadonlyMap<number, number> {
+    return new Map([...this.owned].map(([shard, { token }]) => [shard, token]));
+  }
+
+  tokenOf(shard: number): number | undefined {
+    return this.owned.get(shard)?.token;
+  }
+
+  /** The holder of each shard as last read (index = shard): where to send a shard's requests. */
+  holders(): readonly (string | undefined)[] {
+    return this.holdersNow;
+  }
+
+  liveNodes(): readonly string[] {
+    return this.liveNow;
+  }
+
+  /** Runs one round now (after the one in progress). */
+  tick(): Promise<void> {
+    this.ticking = this.ticking.then(() => this.round());
+    return this.ticking;
+  }
+
+  /** A clean stop: hands every shard over, releases it and leaves, so others take over at once. */
+  async close(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.all([...this.owned.keys()].map((shard) => this.handOver(shard, 'node stopping')));
+    await this.membership.leave().catch(() => undefined);
+  }
+
+  /** Stops without releasing or leaving, as a crash would (for tests of takeover). */
+  halt(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => this.schedule(this.tickMs));
+    }, delayMs);
+  }
+
+  private async round(): Promise<void> {
+    if (!this.running) return;
+    try {
+      this.dropExpired();
+      const view = await this.membership.beat();
+      this.liveNow = view.live;
+      await this.renewAll();
+      const holders = await this.leases.holders(this.options.shardCount);
+      this.holdersNow = holders;
+      const target = planShards({ shardCount: this.options.shardCount, liveNodes: view.live, holders });
+      const moves = shardMoves(this.nodeId, target, holders);
+      await Promise.all(moves.release.map((shard) => this.handOver(shard, 'the plan gives it to another node')));
+      if (!this.running) return;
+      await Promise.all(moves.acquire.map((shard) => this.take(shard)));
+    } catch (error) {
+      (this.options.log ?? silent).warn({ node: this.nodeId, error: (error as Error).message }, 'shard keeper: a round failed');
+    }
+  }
+
+  /** Self-fencing: a shard not renewed within a lease may be another node's by now. */
+  private dropExpired(): void {
+    const now = Date.now();
+    for (const [shard, { token, renewedAt }] of this.owned) {
+      if (now - renewedAt >= this.leaseMs) this.lose(shard, token, 'not renewed within the lease');
+    }
+  }
+
+  private async renewAll(): Promise<void> {
+    await Promise.all(
+      [...this.owned].map(async ([shard, held]) => {
+        const sentAt = Date.now();
+        const renewed = await this.leases.renew(shard, held.token).catch(() => undefined);
+        if (this.owned.get(shard) !== held) return;
+        if (renewed === true) held.renewedAt = sentAt;
+        else if (renewed === false) this.lose(shard, held.token, 'lease lost');
+      }),
+    );
+  }
+
+  private async take(shard: number): Promise<void> {
+    const sentAt = Date.now();
+    const answer = await this.leases.acquire(shard);
+    if (!answer.held || this.owned.has(shard)) return;
+    this.owned.set(shard, { token: answer.token, renewedAt: sentAt });
+    (this.options.log ?? silent).info({ node: this.nodeId, shard, token: answer.token }, 'this node now owns a shard');
+    this.options.hooks.gained(shard, answer.token);
+  }
+
+  private async handOver(shard: number, reason: string): Promise<void> {
+    const held = this.owned.get(shard);
+    if (held === undefined) return;
+    const finishing = this.options.hooks.handOver?.(shard, held.token);
+    if (finishing !== undefined) {
+      // Bounded by a tick: the round that hands over is also the one that renews the other leases.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not done within ${this.tickMs} ms`)), this.tickMs)));
+      await Promise.race([finishing, late])
+        .catch((error: unknown) => {
+          (this.options.log ?? silent).warn({ node: this.nodeId, shard, error: (error as Error).message }, 'shard keeper: hand-over did not finish');
+        })
+        .finally(() => clearTimeout(timer));
+    }
+    if (this.owned.get(shard) !== held) return;
+    this.lose(shard, held.token, reason);
+    await this.leases.release(shard, held.token).catch(() => false);
+  }
+
+  private lose(shard: number, token: number, reason: string): void {
+    this.owned.delete(shard);
+    (this.options.log ?? silent).info({ node: this.nodeId, shard, token, reason }, 'this node no longer owns a shard');
+    this.options.hooks.lost(shard, token, reason);
+  }
+}

@@ -1,0 +1,27 @@
+import { ROOT } from '../keys.js';
+
+/**
+ * Keys of one shard of factories. Each carries the hash tag `{s:<shard>}`, so a shard's scripts
+ * touch one Redis Cluster slot and the 64 shards spread over the Cluster's masters (no single
+ * slot carries every ticket, as the relay's `{relay}` does).
+ */
+export const shardKeys = (shard: number) => {
+  if (!Number.isInteger(shard) || shard < 0) throw new RangeError(`shard must be an integer >= 0, got ${shard}`);
+  const base = `${ROOT}:{s:${shard}}`;
+  return {
+    /** `SET PX` "<token>:<nodeId>": who owns the shard, and in which term. */
+    lease: `${base}:lease`,
+    /** The last fencing token handed out for the shard (never goes back). */
+    fence: `${base}:fence`,
+    /** The shard's waiting tickets (ticketId -> record), so a new owner gives them their place back. */
+    tickets: `${base}:tickets`,
+  };
+};
+
+/** Cluster membership: small and read by every node each tick, so one slot is enough. */
+export const memberKeys = {
+  /** Live nodes, each scored by its heartbeat's expiry on the Redis clock. */
+  nodes: `${ROOT}:{members}:nodes`,
+  /** The shard count every node must agree on (a different count maps factories differently). */
+  shardCount: `${ROOT}:{members}:shard-count`,
+};

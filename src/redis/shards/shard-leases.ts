@@ -1,0 +1,74 @@
+import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
+import { defineScripts, runScript, type RedisClient } from '../script-set.js';
+import { shardKeys } from './shard-keys.js';
+
+/** A write the shard's lease no longer allows: the writer is not the shard's owner any more. */
+export class StaleShardOwner extends Error {
+  constructor(
+    readonly shard: number,
+    readonly token: number,
+  ) {
+    super(`shard ${shard}: token ${token} is not the lease's; another node owns the shard now (or the lease lapsed)`);
+  }
+}
+
+/**
+ * One lease per shard with a fencing token (lease-acquire-2: larger than every token before,
+ * Redis restarts without persistence included). A node takes only free leases and renews or
+ * releases only its own, so two nodes never own a shard at once whatever their views.
+ */
+export class ShardLeases {
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly lease: RedisFactoryLease,
+  ) {}
+
+  static async open(client: RedisClient, nodeId: string, leaseMs: number): Promise<ShardLeases> {
+    await defineScripts(client);
+    const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, (shard) => shardKeys(Number(shard)));
+    return new ShardLeases(client, lease);
+  }
+
+  get nodeId(): string {
+    return this.lease.nodeId;
+  }
+
+  get leaseMs(): number {
+    return this.lease.leaseMs;
+  }
+
+  /** Takes the shard if free (a new token) or extends it if already ours (the same token). */
+  acquire(shard: number): Promise<LeaseAnswer> {
+    return this.lease.acquire(String(shard));
+  }
+
+  /** False when the lease was lost (lapsed, maybe taken): stop acting for the shard at once. */
+  renew(shard: number, token: number): Promise<boolean> {
+    return this.lease.renew(String(shard), token);
+  }
+
+  release(shard: number, token: number): Promise<boolean> {
+    return this.lease.release(String(shard), token);
+  }
+
+  /**
+   * Who holds each shard now (index = shard; undefined = free). One GET per shard, sent together
+   * (a Cluster routes each to its master); the keys cannot share one MGET, being in many slots.
+   */
+  async holders(shardCount: number): Promise<(string | undefined)[]> {
+    const values = await Promise.all(Array.from({ length: shardCount }, (_, shard) => this.client.get(shardKeys(shard).lease)));
+    return values.map((held) => (held === null ? undefined : held.slice(held.indexOf(':') + 1)));
+  }
+
+  /** Stores (or with `record` "" removes) a waiting ticket of the shard; throws StaleShardOwner when the term is over. */
+  async storeTicket(shard: number, token: number, ticketId: string, record: string): Promise<void> {
+    const k = shardKeys(shard);
+    const answer = await runScript<number>(this.client, 'gfShardTicketStore', [k.lease, k.tickets], [token, ticketId, record]);
+    if (answer === -1) throw new StaleShardOwner(shard, token);
+  }
+
+  /** The shard's waiting tickets, for a new owner. */
+  async tickets(shard: number): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.client.hgetall(shardKeys(shard).tickets)));
+  }
+}
