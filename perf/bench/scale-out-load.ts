@@ -7,10 +7,9 @@
  * (the bench counts a player seated twice across all load processes as doubled).
  */
 import { credentials, type ServiceError } from '@grpc/grpc-js';
+import { TickBatch, type PlainValue } from '@gamefactory/protocol';
 import { findGameRequest } from '../../test/support/find-game.js';
 import { GameServerConnection } from '../../test/support/game-server-connection.js';
-import { TickBatch } from '../../packages/protocol/src/tick-batch.js';
-import type { PlainValue } from '../../packages/protocol/src/wire-attributes.js';
 import { MatchmakerClient, type FindGameRequest, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 export interface LoadPlan {

@@ -52,26 +52,144 @@ export function toBatchEntry(
   };
 }
 
+/** What a batch reads of each ticket, one column per field, position k for the k-th ticket. */
+export interface BatchColumns {
+  readonly tickets: readonly CompetitiveTicket[];
+  readonly ticketIds: readonly string[];
+  readonly size: Int32Array;
+  readonly score: Float64Array;
+  readonly waitMs: Float64Array;
+  readonly maxScoreGap: Float64Array;
+  readonly maxLatencyMs: Float64Array;
+}
+
 /**
- * The tickets as batch entries in ascending score, ties kept in the given order (what a stable
- * `entries.sort((a, b) => a.score - b.score)` gives). Orders indices by scores held in one
- * Float64Array with a radix sort (O(n); a comparator sort of 100k scores took as long as the rest
- * of a 1v1 batch, perf/PROFILE.md), then makes the entries in sorted order: sorting the entry objects
- * themselves boxed a double for every comparison and chased a pointer to a scattered object for
- * every score read, and entries made before the sort sit in memory in pool order, so the walks
- * over the sorted batch that follow (pairing, assembling games) jumped around the heap.
+ * A batch in ascending score as columns (struct of arrays): position k holds the k-th lowest
+ * party score, ties in the order the tickets were given (what a stable
+ * `entries.sort((a, b) => a.score - b.score)` gives). The 1v1 pairing and the slice encoding read
+ * the columns directly; entry objects are made only for the solvers that work on them (teams,
+ * maps and regions, soft preferences). A batch of 100k entry objects cost as long as the sort
+ * itself (allocation, then the young-generation collections copying them while the batch ran).
+ *
+ * Putting a column in score order reads the given one at random, a cache miss per ticket, so the
+ * columns a plain 1v1 batch does not need (the tickets themselves, party sizes, latency caps)
+ * are put in order only when first read. The ids are: every game names its tickets, and reading
+ * each id through its ticket in score order (scattered over the heap) missed the cache twice.
  */
+export class SortedBatch implements BatchColumns {
+  readonly ticketIds: readonly string[];
+  readonly score: Float64Array;
+  readonly waitMs: Float64Array;
+  readonly maxScoreGap: Float64Array;
+  private sortedTickets: readonly CompetitiveTicket[] | undefined;
+  private sortedSize: Int32Array | undefined;
+  private sortedMaxLatencyMs: Float64Array | undefined;
+
+  constructor(
+    private readonly given: BatchColumns,
+    /** `order[k]`: the position in `given` of the ticket at sorted position k. */
+    readonly order: Uint32Array,
+  ) {
+    this.ticketIds = gatheredList(given.ticketIds, order);
+    this.score = gatheredFloats(given.score, order);
+    this.waitMs = gatheredFloats(given.waitMs, order);
+    this.maxScoreGap = gatheredFloats(given.maxScoreGap, order);
+  }
+
+  get length(): number {
+    return this.order.length;
+  }
+
+  get tickets(): readonly CompetitiveTicket[] {
+    return (this.sortedTickets ??= gatheredList(this.given.tickets, this.order));
+  }
+
+  get size(): Int32Array {
+    return (this.sortedSize ??= gatheredInts(this.given.size, this.order));
+  }
+
+  get maxLatencyMs(): Float64Array {
+    return (this.sortedMaxLatencyMs ??= gatheredFloats(this.given.maxLatencyMs, this.order));
+  }
+
+  /** Position k as an entry object, its index the position. */
+  entry(k: number): BatchEntry {
+    // Same fields in the same order as toBatchEntry, so every entry has one shape.
+    return {
+      ticket: this.tickets[k] as CompetitiveTicket,
+      index: k,
+      size: this.size[k] as number,
+      score: this.score[k] as number,
+      waitMs: this.waitMs[k] as number,
+      maxScoreGap: this.maxScoreGap[k] as number,
+      maxLatencyMs: this.maxLatencyMs[k] as number,
+    };
+  }
+
+  /** Positions [from, to) as entry objects. */
+  entries(from = 0, to = this.length): BatchEntry[] {
+    const entries = new Array<BatchEntry>(to - from);
+    for (let k = from; k < to; k++) entries[k - from] = this.entry(k);
+    return entries;
+  }
+
+  /** Entries already in ascending score (consecutive positions of a batch, or stand-ins) as a batch. */
+  static of(entries: readonly BatchEntry[]): SortedBatch {
+    const tickets = entries.map((entry) => entry.ticket);
+    const columns: BatchColumns = {
+      tickets,
+      ticketIds: tickets.map((ticket) => ticket.ticketId),
+      size: Int32Array.from(entries, (entry) => entry.size),
+      score: Float64Array.from(entries, (entry) => entry.score),
+      waitMs: Float64Array.from(entries, (entry) => entry.waitMs),
+      maxScoreGap: Float64Array.from(entries, (entry) => entry.maxScoreGap),
+      maxLatencyMs: Float64Array.from(entries, (entry) => entry.maxLatencyMs),
+    };
+    return new SortedBatch(columns, identityOrder(entries.length));
+  }
+}
+
+/** 0, 1, ..., n − 1: the order of columns already sorted. */
+export function identityOrder(n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[k] = k;
+  return order;
+}
+
+// One function per element kind, so each loop stays monomorphic.
+function gatheredList<T>(column: readonly T[], order: Uint32Array): T[] {
+  const result = new Array<T>(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as T;
+  return result;
+}
+
+function gatheredFloats(column: Float64Array, order: Uint32Array): Float64Array {
+  const result = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as number;
+  return result;
+}
+
+function gatheredInts(column: Int32Array, order: Uint32Array): Int32Array {
+  const result = new Int32Array(order.length);
+  for (let k = 0; k < order.length; k++) result[k] = column[order[k] as number] as number;
+  return result;
+}
+
+/** The tickets as batch entries in ascending score (see SortedBatch). */
 export function sortedBatchEntries(
   tickets: readonly CompetitiveTicket[],
   schedule: ExpansionSchedule,
   now: number,
 ): BatchEntry[] {
-  return sortedBatch(tickets, schedule, now).entries;
+  return sortedBatch(tickets, schedule, now).entries();
 }
 
 /**
- * sortedBatchEntries with the order it sorted by: `order[k]` is the position in `tickets` of the
- * entry at sorted position k, so a caller can mark tickets by their place in its own list.
+ * The tickets as a SortedBatch. Orders indices by scores held in one Float64Array with a radix
+ * sort (O(n); a comparator sort of 100k scores took as long as the rest of a 1v1 batch), after
+ * reading every field the batch needs from the tickets in the given order (sequential in memory);
+ * the columns are then filled in sorted order from those arrays alone, without chasing each
+ * ticket's pointers again in an order that jumps around the heap.
  */
 export function sortedBatch(
   tickets: readonly CompetitiveTicket[],
@@ -79,41 +197,25 @@ export function sortedBatch(
   now: number,
   /** The tickets' party scores, when the caller already has them (partyScore of each). */
   knownScores?: Float64Array,
-): { readonly entries: BatchEntry[]; readonly order: Uint32Array } {
+): SortedBatch {
   const n = tickets.length;
-  // Everything an entry holds is read from the tickets here, in pool order (sequential in
-  // memory); the entries are then made in sorted order from these arrays alone, without chasing
-  // each ticket's pointers again in an order that jumps around the heap.
-  const scores = knownScores ?? new Float64Array(n);
-  const sizes = new Int32Array(n);
-  const waits = new Float64Array(n);
-  const gaps = new Float64Array(n);
-  const latencies = new Float64Array(n);
+  const score = knownScores ?? new Float64Array(n);
+  const ticketIds = new Array<string>(n);
+  const size = new Int32Array(n);
+  const waitMs = new Float64Array(n);
+  const maxScoreGap = new Float64Array(n);
+  const maxLatencyMs = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     const ticket = tickets[k] as CompetitiveTicket;
-    if (knownScores === undefined) scores[k] = partyScore(ticket);
-    sizes[k] = ticket.players.length;
-    const waitMs = Math.max(0, now - ticket.enqueuedAt);
-    const step = schedule.stepFor(waitMs);
-    waits[k] = waitMs;
+    if (knownScores === undefined) score[k] = partyScore(ticket);
+    ticketIds[k] = ticket.ticketId;
+    size[k] = ticket.players.length;
+    const wait = Math.max(0, now - ticket.enqueuedAt);
+    const step = schedule.stepFor(wait);
+    waitMs[k] = wait;
     // A rating system's uncertainty widens the window, as in toBatchEntry.
-    gaps[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
-    latencies[k] = step.maxLatencyMs;
+    maxScoreGap[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
+    maxLatencyMs[k] = step.maxLatencyMs;
   }
-  const order = radixOrder(scores);
-  const entries: BatchEntry[] = [];
-  for (let k = 0; k < n; k++) {
-    const at = order[k] as number;
-    // Same fields in the same order as toBatchEntry, so every entry has one shape.
-    entries.push({
-      ticket: tickets[at] as CompetitiveTicket,
-      index: k,
-      size: sizes[at] as number,
-      score: scores[at] as number,
-      waitMs: waits[at] as number,
-      maxScoreGap: gaps[at] as number,
-      maxLatencyMs: latencies[at] as number,
-    });
-  }
-  return { entries, order };
+  return new SortedBatch({ tickets, ticketIds, size, score, waitMs, maxScoreGap, maxLatencyMs }, radixOrder(score));
 }

@@ -1,7 +1,7 @@
-import type { BatchEntry } from './batch-entry.js';
+import { identityOrder, SortedBatch, type BatchEntry } from './batch-entry.js';
 import type { CompetitivePlayer, CompetitiveTicket, PairWindow, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
-import { pairNeighbours } from './one-on-one-pairing.js';
+import { pairChoice, pairNeighbours } from './one-on-one-pairing.js';
 import { seededRandom } from './seeded-random.js';
 import { SoftPreferences } from './soft-preferences.js';
 import { solveTeamSlice } from './team-batch-solver.js';
@@ -22,9 +22,9 @@ import { VenueChoice } from './venue-choice.js';
  * configured maps preferred and vetoed, whether any preference was stated), so a slice solves to the
  * same games wherever it runs. Results name tickets by their index in the slice.
  *
- * Solving in process skips the round trip: solveEntries works on the batch's own entries, which
- * answer those questions the same way, so a slice forms the same games either way, and a batch
- * does not pay for encoding and rebuilding every ticket when it never leaves the thread.
+ * Solving in process skips the round trip: solveRange works on the sorted batch itself, whose
+ * tickets answer those questions the same way, so a slice forms the same games either way, and a
+ * batch does not pay for encoding and rebuilding every ticket when it never leaves the thread.
  */
 
 /** What every slice of one batch shares: the factory's shape and the spread scores are measured in. */
@@ -100,18 +100,17 @@ const VETOED = 2;
 /** Stands for latencies and preferences outside the config: never equal to a configured name. */
 const ELSEWHERE = '\u0000elsewhere';
 
+/** Positions [from, to) of a sorted batch as a SliceTask. */
 export function encodeSlice(
-  entries: readonly BatchEntry[],
+  batch: SortedBatch,
+  from: number,
+  to: number,
   context: SliceContext,
   seed: number,
   budgetMs: number,
 ): SliceTask {
-  const count = entries.length;
+  const count = to - from;
   const { maps, regions } = context;
-  const score = new Float64Array(count);
-  const waitMs = new Float64Array(count);
-  const maxScoreGap = new Float64Array(count);
-  const maxLatencyMs = new Float64Array(count);
   const playerStart = new Int32Array(count + 1);
   const flags = new Uint8Array(count);
   const latency = new Float64Array(count * regions.length);
@@ -120,16 +119,11 @@ export function encodeSlice(
   const softValue = new Int32Array(count * soft.length).fill(-1);
   const softIds = new Map<string, number>();
   let players = 0;
-  for (const entry of entries) players += entry.ticket.players.length;
+  for (let k = from; k < to; k++) players += batch.size[k] as number;
   const playerScore = new Float64Array(players);
   let p = 0;
   for (let i = 0; i < count; i++) {
-    const entry = entries[i] as BatchEntry;
-    const ticket = entry.ticket;
-    score[i] = entry.score;
-    waitMs[i] = entry.waitMs;
-    maxScoreGap[i] = entry.maxScoreGap;
-    maxLatencyMs[i] = entry.maxLatencyMs;
+    const ticket = batch.tickets[from + i] as CompetitiveTicket;
     playerStart[i] = p;
     for (const player of ticket.players) playerScore[p++] = player.score;
     let f = 0;
@@ -158,10 +152,10 @@ export function encodeSlice(
     seed,
     budgetMs,
     count,
-    score,
-    waitMs,
-    maxScoreGap,
-    maxLatencyMs,
+    score: batch.score.slice(from, to),
+    waitMs: batch.waitMs.slice(from, to),
+    maxScoreGap: batch.maxScoreGap.slice(from, to),
+    maxLatencyMs: batch.maxLatencyMs.slice(from, to),
     playerStart,
     playerScore,
     flags,
@@ -174,10 +168,11 @@ export function encodeSlice(
 const NO_LATENCY: ReadonlyMap<string, number> = new Map();
 const NOTHING: readonly string[] = [];
 
-/** Stand-in entries, indexed by their place in the slice. */
-function decodeSlice(task: SliceTask): BatchEntry[] {
+/** The slice as a batch of stand-in tickets, positions as in the slice. */
+function decodeSlice(task: SliceTask): SortedBatch {
   const { maps, regions } = task.context;
-  const entries: BatchEntry[] = [];
+  const tickets = new Array<CompetitiveTicket>(task.count);
+  const size = new Int32Array(task.count);
   for (let i = 0; i < task.count; i++) {
     const players: CompetitivePlayer[] = [];
     const end = task.playerStart[i + 1] as number;
@@ -214,18 +209,19 @@ function decodeSlice(task: SliceTask): BatchEntry[] {
       const id = task.softValue[i * soft.length + s] as number;
       if (id >= 0) (softAttributes ??= new Map()).set((soft[s] as SoftPreference).attribute, String(id));
     }
-    const ticket: CompetitiveTicket = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps, softAttributes };
-    entries.push({
-      ticket,
-      index: i,
-      size: players.length,
-      score: task.score[i] as number,
-      waitMs: task.waitMs[i] as number,
-      maxScoreGap: task.maxScoreGap[i] as number,
-      maxLatencyMs: task.maxLatencyMs[i] as number,
-    });
+    tickets[i] = { ticketId: '', players, enqueuedAt: 0, latencyMs, preferredMaps, vetoedMaps, softAttributes };
+    size[i] = players.length;
   }
-  return entries;
+  const columns = {
+    tickets,
+    ticketIds: new Array<string>(task.count).fill(''),
+    size,
+    score: task.score,
+    waitMs: task.waitMs,
+    maxScoreGap: task.maxScoreGap,
+    maxLatencyMs: task.maxLatencyMs,
+  };
+  return new SortedBatch(columns, identityOrder(task.count));
 }
 
 /**
@@ -233,13 +229,10 @@ function decodeSlice(task: SliceTask): BatchEntry[] {
  * but for `now`, the clock the hill-climb budget is measured with (the solving thread's own).
  */
 export function solveSlice(task: SliceTask, now: () => number): SliceResult {
-  return solveEntries(decodeSlice(task), task.context, task.seed, task.budgetMs, now);
+  return solveRange(decodeSlice(task), 0, task.count, task.context, task.seed, task.budgetMs, now);
 }
 
-/**
- * solveSlice on entries already at hand: consecutive entries of a sorted batch (or a slice's
- * stand-ins). The result names each ticket by its index less the first entry's, as solveSlice's.
- */
+/** solveSlice on entries already at hand, in ascending score; the result names them by position. */
 export function solveEntries(
   entries: readonly BatchEntry[],
   context: SliceContext,
@@ -247,59 +240,47 @@ export function solveEntries(
   budgetMs: number,
   now: () => number,
 ): SliceResult {
-  const first = entries[0]?.index ?? 0;
+  return solveRange(SortedBatch.of(entries), 0, entries.length, context, seed, budgetMs, now);
+}
+
+/**
+ * solveSlice on positions [from, to) of a sorted batch at hand (the matcher's own, or a slice's
+ * stand-ins). The result names each ticket by its position less `from`, as solveSlice's.
+ */
+export function solveRange(
+  batch: SortedBatch,
+  from: number,
+  to: number,
+  context: SliceContext,
+  seed: number,
+  budgetMs: number,
+  now: () => number,
+): SliceResult {
   const venue = new VenueChoice(context.maps, context.regions);
   const soft = new SoftPreferences(context.softPreferences ?? []);
+  if (context.teams === 2 && context.teamSize === 1) return pairRange(batch, from, to, context, venue, soft);
   const teamLength: number[] = [];
   const members: number[] = [];
   const map: number[] = [];
   const region: number[] = [];
   const scoreGap: number[] = [];
   const teamImbalance: number[] = [];
-  const game = (
-    teams: readonly (readonly BatchEntry[])[],
-    mapName: string | undefined,
-    regionName: string | undefined,
-    gap: number,
-    imbalance: number,
-  ): void => {
-    for (const team of teams) {
+  const objective = new GameObjective(context, venue, context.sigma, soft);
+  const result = solveTeamSlice(batch.entries(from, to), context, objective, {
+    now,
+    random: seededRandom(seed),
+    budgetMs,
+  });
+  for (const solved of result.games) {
+    const e = solved.evaluation;
+    for (const team of solved.teams) {
       teamLength.push(team.length);
-      for (const entry of team) members.push(entry.index - first);
+      for (const entry of team) members.push(entry.index - from);
     }
-    map.push(mapName === undefined ? -1 : context.maps.indexOf(mapName));
-    region.push(regionName === undefined ? -1 : context.regions.indexOf(regionName));
-    scoreGap.push(gap);
-    teamImbalance.push(imbalance);
-  };
-  let climbAttempts = 0;
-  let climbImprovements = 0;
-  let converged = true;
-  if (context.teams === 2 && context.teamSize === 1) {
-    // Written straight into the arrays: game() would take three throwaway arrays per pair.
-    for (const pairing of pairNeighbours(entries, venue, context.sigma, soft, context.pairWindow)) {
-      const gap = pairing.high.score - pairing.low.score;
-      teamLength.push(1, 1);
-      members.push(pairing.high.index - first, pairing.low.index - first);
-      map.push(pairing.map.map === undefined ? -1 : context.maps.indexOf(pairing.map.map));
-      region.push(pairing.region.region === undefined ? -1 : context.regions.indexOf(pairing.region.region));
-      scoreGap.push(gap);
-      teamImbalance.push(gap);
-    }
-  } else {
-    const objective = new GameObjective(context, venue, context.sigma, soft);
-    const result = solveTeamSlice(entries, context, objective, {
-      now,
-      random: seededRandom(seed),
-      budgetMs,
-    });
-    for (const solved of result.games) {
-      const e = solved.evaluation;
-      game(solved.teams, e.map, e.region, e.scoreGap, e.teamImbalance);
-    }
-    climbAttempts = result.climb.attempts;
-    climbImprovements = result.climb.improvements;
-    converged = result.climb.converged;
+    map.push(e.map === undefined ? -1 : context.maps.indexOf(e.map));
+    region.push(e.region === undefined ? -1 : context.regions.indexOf(e.region));
+    scoreGap.push(e.scoreGap);
+    teamImbalance.push(e.teamImbalance);
   }
   return {
     games: map.length,
@@ -309,8 +290,48 @@ export function solveEntries(
     region: Int32Array.from(region),
     scoreGap: Float64Array.from(scoreGap),
     teamImbalance: Float64Array.from(teamImbalance),
-    climbAttempts,
-    climbImprovements,
-    converged,
+    climbAttempts: result.climb.attempts,
+    climbImprovements: result.climb.improvements,
+    converged: result.climb.converged,
+  };
+}
+
+/** 1v1: the pairs of pairNeighbours, written straight into the result's arrays. */
+function pairRange(
+  batch: SortedBatch,
+  from: number,
+  to: number,
+  context: SliceContext,
+  venue: VenueChoice,
+  soft: SoftPreferences,
+): SliceResult {
+  const lows = pairNeighbours(batch, from, to, venue, context.sigma, soft, context.pairWindow);
+  const games = lows.length;
+  const members = new Int32Array(2 * games);
+  const map = new Int32Array(games).fill(-1);
+  const region = new Int32Array(games).fill(-1);
+  const scoreGap = new Float64Array(games);
+  for (let g = 0; g < games; g++) {
+    const low = lows[g] as number;
+    // The higher score is named first, as its own team.
+    members[2 * g] = low + 1 - from;
+    members[2 * g + 1] = low - from;
+    scoreGap[g] = (batch.score[low + 1] as number) - (batch.score[low] as number);
+    if (venue.trivial) continue;
+    const choice = pairChoice(venue, batch.entry(low), batch.entry(low + 1));
+    if (choice.map.map !== undefined) map[g] = context.maps.indexOf(choice.map.map);
+    if (choice.region.region !== undefined) region[g] = context.regions.indexOf(choice.region.region);
+  }
+  return {
+    games,
+    teamLength: new Int32Array(2 * games).fill(1),
+    members,
+    map,
+    region,
+    scoreGap,
+    teamImbalance: scoreGap.slice(),
+    climbAttempts: 0,
+    climbImprovements: 0,
+    converged: true,
   };
 }

@@ -1,14 +1,14 @@
-import { partyScore, sortedBatch, type BatchEntry } from './batch-entry.js';
+import { partyScore, sortedBatch, type SortedBatch } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
   type CompetitiveConfig,
   type CompetitiveTicket,
   type FormedGame,
 } from './competitive-config.js';
-import { encodeSlice, solveEntries, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
+import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
-import { DEFAULT_PAIR_WINDOW, windowAllows } from './one-on-one-pairing.js';
+import { DEFAULT_PAIR_WINDOW, windowAllowsAt } from './one-on-one-pairing.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { validateTicket } from './ticket-validation.js';
 
@@ -128,7 +128,7 @@ export class CompetitiveMatcher {
 
   /**
    * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
-   * on the batch's own entries: no encoding, no stand-in tickets (they answer the solver alike, so
+   * on the sorted batch itself: no encoding, no stand-in tickets (they answer the solver alike, so
    * the games are the same as formGamesOn's).
    */
   formGames(now: number): FormedGame[] {
@@ -136,7 +136,7 @@ export class CompetitiveMatcher {
     let results: SliceResult[];
     try {
       results = batch.slices.map((slice) =>
-        solveEntries(batch.entries.slice(slice.from, slice.to), batch.context, slice.seed, slice.budgetMs, this.deps.now),
+        solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, slice.budgetMs, this.deps.now),
       );
     } catch (error) {
       this.outstanding = false;
@@ -178,9 +178,9 @@ export class CompetitiveMatcher {
    */
   prepareForSolver(now: number): BatchOut {
     const batch = this.prepare(now);
-    const { entries, context } = batch;
+    const { sorted, context } = batch;
     return {
-      tasks: batch.slices.map((slice) => encodeSlice(entries.slice(slice.from, slice.to), context, slice.seed, slice.budgetMs)),
+      tasks: batch.slices.map((slice) => encodeSlice(sorted, slice.from, slice.to, context, slice.seed, slice.budgetMs)),
       finish: (results) => this.apply(batch, results),
       abandon: () => {
         this.outstanding = false;
@@ -198,15 +198,17 @@ export class CompetitiveMatcher {
    */
   private prepare(now: number): PreparedBatch {
     if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
-    const waiting = [...this.pool.values()];
-    const tickets = new Array<CompetitiveTicket>(waiting.length);
-    const scores = new Float64Array(waiting.length);
-    for (let k = 0; k < waiting.length; k++) {
-      const w = waiting[k] as Waiting;
+    const waiting = new Array<Waiting>(this.pool.size);
+    const tickets = new Array<CompetitiveTicket>(this.pool.size);
+    const scores = new Float64Array(this.pool.size);
+    let k = 0;
+    for (const w of this.pool.values()) {
+      waiting[k] = w;
       tickets[k] = w.ticket;
-      scores[k] = w.score;
+      scores[k++] = w.score;
     }
-    const { entries, order } = sortedBatch(tickets, this.schedule, now, scores);
+    const sorted = sortedBatch(tickets, this.schedule, now, scores);
+    const count = sorted.length;
     const context: SliceContext = {
       teams: this.config.teams,
       teamSize: this.config.teamSize,
@@ -220,18 +222,18 @@ export class CompetitiveMatcher {
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
     const slices: PreparedSlice[] = [];
-    for (let from = 0; from < entries.length; ) {
-      let to = Math.min(entries.length, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
+    for (let from = 0; from < count; ) {
+      let to = Math.min(count, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
-        while (to < entries.length && windowAllows(entries[to - 1] as BatchEntry, entries[to] as BatchEntry, context.pairWindow!)) to += 1;
+        while (to < count && windowAllowsAt(sorted, to - 1, to, context.pairWindow!)) to += 1;
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
-      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / entries.length;
+      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / count;
       slices.push({ from, to, seed, budgetMs });
       from = to;
     }
     this.outstanding = true;
-    return { at: now, waiting, order, entries, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
+    return { at: now, waiting, sorted, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
   }
 
   /**
@@ -253,36 +255,50 @@ export class CompetitiveMatcher {
     // the pool together below rather than one Map.delete per ticket inside the loop.
     const taken = new Uint8Array(batch.waiting.length);
     let takenCount = 0;
-    results.forEach((result, s) => {
+    const { tickets, ticketIds, waitMs, order } = batch.sorted;
+    for (let s = 0; s < results.length; s++) {
+      const result = results[s] as SliceResult;
       const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
       for (let g = 0; g < result.games; g++) {
-        // Arrays made at their final length: grown by push, each would hold room for 17 items,
-        // and a 1v1 batch of 100k tickets makes 200k of them that all outlive the batch.
+        const first = g * teamCount;
         let players = 0;
-        for (let t = 0; t < teamCount; t++) players += result.teamLength[g * teamCount + t] as number;
-        const teams = new Array<string[]>(teamCount);
-        const waitsMs = new Array<number>(players);
-        let w = 0;
+        for (let t = 0; t < teamCount; t++) players += result.teamLength[first + t] as number;
+        let teams: string[][];
+        let waitsMs: number[];
         let alive = true;
-        for (let t = 0; t < teamCount; t++) {
-          const length = result.teamLength[g * teamCount + t] as number;
-          const ids = new Array<string>(length);
-          for (let k = 0; k < length; k++) {
-            const entry = batch.entries[offset + (result.members[member++] as number)] as BatchEntry;
-            const ticket = entry.ticket;
-            if (checkPool && this.pool.get(ticket.ticketId)?.ticket !== ticket) alive = false;
-            ids[k] = ticket.ticketId;
-            waitsMs[w++] = entry.waitMs;
+        if (teamCount === 2 && players === 2) {
+          // One ticket a side (1v1): array literals, made at their size in one step, cost a quarter
+          // of arrays made by length and filled, for the 50k games of a 100k batch.
+          const a = offset + (result.members[member] as number);
+          const b = offset + (result.members[member + 1] as number);
+          member += 2;
+          if (checkPool) alive = this.stillWaiting(tickets[a] as CompetitiveTicket) && this.stillWaiting(tickets[b] as CompetitiveTicket);
+          teams = [[ticketIds[a] as string], [ticketIds[b] as string]];
+          waitsMs = [waitMs[a] as number, waitMs[b] as number];
+        } else {
+          // Arrays made at their final length: grown by push, each would hold room for 17 items.
+          teams = new Array<string[]>(teamCount);
+          waitsMs = new Array<number>(players);
+          let w = 0;
+          for (let t = 0; t < teamCount; t++) {
+            const length = result.teamLength[first + t] as number;
+            const ids = new Array<string>(length);
+            for (let k = 0; k < length; k++) {
+              const at = offset + (result.members[member++] as number);
+              if (checkPool && !this.stillWaiting(tickets[at] as CompetitiveTicket)) alive = false;
+              ids[k] = ticketIds[at] as string;
+              waitsMs[w++] = waitMs[at] as number;
+            }
+            teams[t] = ids;
           }
-          teams[t] = ids;
         }
         if (!alive) {
           dropped += 1;
           continue;
         }
         for (let m = member - players; m < member; m++) {
-          taken[batch.order[offset + (result.members[m] as number)] as number] = 1;
+          taken[order[offset + (result.members[m] as number)] as number] = 1;
         }
         takenCount += players;
         const map = result.map[g] as number;
@@ -301,7 +317,7 @@ export class CompetitiveMatcher {
       climbAttempts += result.climbAttempts;
       climbImprovements += result.climbImprovements;
       converged &&= result.converged;
-    });
+    }
     this.takeFromPool(batch, taken, takenCount);
 
     const now = batch.at;
@@ -318,7 +334,7 @@ export class CompetitiveMatcher {
     }
     this.report = {
       at: now,
-      tickets: batch.entries.length,
+      tickets: batch.sorted.length,
       games: formed.length,
       dropped,
       climbAttempts,
@@ -346,7 +362,7 @@ export class CompetitiveMatcher {
 
   /**
    * Takes the tickets of the games started out of the pool. Deleting 100k ids one by one, in score
-   * order (random in the hash table), was a third of a 1v1 batch of 100k (perf/PROFILE.md); when the
+   * order (random in the hash table), was a third of a 1v1 batch of 100k; when the
    * batch took most of the pool and the pool is still exactly the batch (nothing arrived or left
    * while it was out), a new pool is built from the few leftovers instead, in the same arrival
    * order the deletes would have left.
@@ -366,6 +382,11 @@ export class CompetitiveMatcher {
     for (let k = 0; k < waiting.length; k++) {
       if (taken[k] === 1) this.pool.delete((waiting[k] as Waiting).ticket.ticketId);
     }
+  }
+
+  /** Whether this very ticket object still waits (not removed, nor removed and added again). */
+  private stillWaiting(ticket: CompetitiveTicket): boolean {
+    return this.pool.get(ticket.ticketId)?.ticket === ticket;
   }
 
   /** Records a started game's quality (its tickets leave the pool in takeFromPool). */
@@ -401,7 +422,7 @@ interface PreparedSlice {
 /**
  * A waiting ticket with its party score, computed once on arrival: a batch sorts by it, and
  * reading it from here instead of through ticket → players → player for every ticket of every
- * batch saved a tenth of a 1v1 batch of 100k (perf/PROFILE.md).
+ * batch saved a tenth of a 1v1 batch of 100k.
  */
 interface Waiting {
   readonly ticket: CompetitiveTicket;
@@ -418,11 +439,10 @@ export interface BatchOut {
 /** A batch between prepare and apply. */
 interface PreparedBatch {
   readonly at: number;
-  /** The pool in its order at prepare; `order[k]` is the place there of entries[k]. */
+  /** The pool in its order at prepare; `sorted.order[k]` is the place there of position k. */
   readonly waiting: readonly Waiting[];
-  readonly order: Uint32Array;
   /** The batch in ascending score, holding the ticket objects as they were when it was prepared. */
-  readonly entries: readonly BatchEntry[];
+  readonly sorted: SortedBatch;
   readonly context: SliceContext;
   readonly slices: readonly PreparedSlice[];
   /** arrivalsSinceBatch and removals when it was prepared. */

@@ -1,8 +1,8 @@
 import type { BatchEntry } from './batch-entry.js';
 import type { CompetitiveConfig } from './competitive-config.js';
 import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
-import { teamScore } from './team-score.js';
-import type { VenueChoice } from './venue-choice.js';
+import { TeamScores } from './team-score.js';
+import { NONE_SUITS, type VenueChoice, type VenueSummary } from './venue-choice.js';
 
 /**
  * What the hill-climber minimises, in units of "standard deviations of skill" so its terms can be
@@ -35,7 +35,35 @@ export interface GameEvaluation {
   readonly region: string | undefined;
 }
 
+/**
+ * What one team brings to its game's cost: its players, its aggregated score, its lowest and
+ * highest player and ticket scores, and its part of the map and region choice. The hill-climber
+ * keeps one per team and, after a move, summarises again only the (at most two) teams the move
+ * touched; the game's cost is then put together from the summaries.
+ */
+export class TeamSummary {
+  players = 0;
+  score = 0;
+  minPlayer = Infinity;
+  maxPlayer = -Infinity;
+  minTicket = Infinity;
+  maxTicket = -Infinity;
+
+  constructor(readonly venue: VenueSummary) {}
+}
+
 export class GameObjective {
+  private readonly teamScores = new TeamScores();
+  /** Scratch for members, summaries and the last assessment, so costing a game allocates nothing. */
+  private readonly members: BatchEntry[] = [];
+  private readonly venueScratch: VenueSummary[] = [];
+  private readonly summaryScratch: TeamSummary[] = [];
+  private viable = false;
+  private scoreGap = 0;
+  private teamImbalance = 0;
+  private map = NONE_SUITS;
+  private region = NONE_SUITS;
+
   constructor(
     private readonly config: Pick<CompetitiveConfig, 'teams' | 'teamSize' | 'teamScore'>,
     private readonly venue: VenueChoice,
@@ -45,65 +73,125 @@ export class GameObjective {
     private readonly soft: SoftPreferences = NO_SOFT_PREFERENCES,
   ) {}
 
-  evaluate(teams: readonly (readonly BatchEntry[])[]): GameEvaluation {
-    const members: BatchEntry[] = [];
+  newSummary(): TeamSummary {
+    return new TeamSummary(this.venue.newSummary());
+  }
+
+  /** Fills `into` from the team's members. */
+  summarize(team: readonly BatchEntry[], into: TeamSummary): void {
+    let players = 0;
+    let minTicket = Infinity;
+    let maxTicket = -Infinity;
+    let minPlayer = Infinity;
+    let maxPlayer = -Infinity;
+    for (const entry of team) {
+      players += entry.size;
+      const score = entry.score;
+      if (score < minTicket) minTicket = score;
+      if (score > maxTicket) maxTicket = score;
+      if (entry.size === 1) {
+        // A solo's party score is its player's: read from the entry, not through the ticket's
+        // players (three more objects scattered over the heap, per member per move tried).
+        if (score < minPlayer) minPlayer = score;
+        if (score > maxPlayer) maxPlayer = score;
+        continue;
+      }
+      for (const player of entry.ticket.players) {
+        if (player.score < minPlayer) minPlayer = player.score;
+        if (player.score > maxPlayer) maxPlayer = player.score;
+      }
+    }
+    into.players = players;
+    into.minTicket = minTicket;
+    into.maxTicket = maxTicket;
+    into.minPlayer = minPlayer;
+    into.maxPlayer = maxPlayer;
+    into.score = this.teamScores.of(team, this.config.teamScore);
+    this.venue.summarize(team, into.venue);
+  }
+
+  /** The cost of a game whose teams are summarised in `summaries` (same order); allocates nothing. */
+  cost(teams: readonly (readonly BatchEntry[])[], summaries: readonly TeamSummary[]): number {
+    const { config, venue, sigma } = this;
+    let full = teams.length === config.teams;
     let minPlayer = Infinity;
     let maxPlayer = -Infinity;
     let minTicket = Infinity;
     let maxTicket = -Infinity;
-    let full = teams.length === this.config.teams;
     let minTeam = Infinity;
     let maxTeam = -Infinity;
-    for (const team of teams) {
-      let players = 0;
-      for (const entry of team) {
-        members.push(entry);
-        players += entry.size;
-        if (entry.score < minTicket) minTicket = entry.score;
-        if (entry.score > maxTicket) maxTicket = entry.score;
-        for (const player of entry.ticket.players) {
-          if (player.score < minPlayer) minPlayer = player.score;
-          if (player.score > maxPlayer) maxPlayer = player.score;
-        }
-      }
-      if (players !== this.config.teamSize) full = false;
-      const score = teamScore(team, this.config.teamScore);
-      if (score < minTeam) minTeam = score;
-      if (score > maxTeam) maxTeam = score;
+    let players = 0;
+    let members = 0;
+    const venues = this.venueScratch;
+    for (let t = 0; t < teams.length; t++) {
+      const summary = summaries[t] as TeamSummary;
+      members += (teams[t] as readonly BatchEntry[]).length;
+      players += summary.players;
+      if (summary.minTicket < minTicket) minTicket = summary.minTicket;
+      if (summary.maxTicket > maxTicket) maxTicket = summary.maxTicket;
+      if (summary.minPlayer < minPlayer) minPlayer = summary.minPlayer;
+      if (summary.maxPlayer > maxPlayer) maxPlayer = summary.maxPlayer;
+      if (summary.players !== config.teamSize) full = false;
+      if (summary.score < minTeam) minTeam = summary.score;
+      if (summary.score > maxTeam) maxTeam = summary.score;
+      venues[t] = summary.venue;
     }
-    const scoreGap = members.length === 0 ? 0 : maxPlayer - minPlayer;
+    const scoreGap = members === 0 ? 0 : maxPlayer - minPlayer;
     const teamImbalance = teams.length === 0 ? 0 : maxTeam - minTeam;
 
     // Reciprocal windows: every ticket must accept every other ticket of the game.
     let windowExcess = 0;
-    for (const entry of members) {
-      const reach = Math.max(maxTicket - entry.score, entry.score - minTicket);
-      if (reach > entry.maxScoreGap) windowExcess += reach - entry.maxScoreGap;
+    for (const team of teams) {
+      for (const entry of team) {
+        const reach = Math.max(maxTicket - entry.score, entry.score - minTicket);
+        if (reach > entry.maxScoreGap) windowExcess += reach - entry.maxScoreGap;
+      }
     }
-    const mapChoice = this.venue.chooseMap(members);
-    const regionChoice = this.venue.chooseRegion(members);
-    const viable = full && windowExcess === 0 && mapChoice !== undefined && regionChoice !== undefined;
+    const map = venue.mapOf(venues, teams.length);
+    const region = venue.regionOf(venues, teams.length);
+    const viable = full && windowExcess === 0 && map !== NONE_SUITS && region !== NONE_SUITS;
 
     const w = OBJECTIVE_WEIGHTS;
-    const players = members.reduce((sum, e) => sum + e.size, 0);
     let cost =
-      (w.teamImbalance * teamImbalance) / this.sigma +
-      (w.spread * scoreGap) / this.sigma +
-      (regionChoice ? regionChoice.worstLatencyMs / w.latencyMsPerSigma : 0) +
-      (mapChoice && players > 0 ? (w.unmetMapPreference * mapChoice.unmetPreferences) / players : 0) +
-      (this.soft.empty ? 0 : this.soft.cost(members));
-    if (!viable) cost += w.notViable + windowExcess / this.sigma;
+      (w.teamImbalance * teamImbalance) / sigma +
+      (w.spread * scoreGap) / sigma +
+      (region !== NONE_SUITS ? venue.worstLatencyOf(venues, teams.length, region) / w.latencyMsPerSigma : 0) +
+      (map !== NONE_SUITS && players > 0 ? (w.unmetMapPreference * venue.unmetOf(venues, teams.length, map)) / players : 0) +
+      (this.soft.empty ? 0 : this.soft.cost(this.membersOf(teams)));
+    if (!viable) cost += w.notViable + windowExcess / sigma;
+    this.viable = viable;
+    this.scoreGap = scoreGap;
+    this.teamImbalance = teamImbalance;
+    this.map = map;
+    this.region = region;
+    return cost;
+  }
+
+  evaluate(teams: readonly (readonly BatchEntry[])[]): GameEvaluation {
+    const summaries = this.summaryScratch;
+    for (let t = 0; t < teams.length; t++) {
+      const summary = (summaries[t] ??= this.newSummary());
+      this.summarize(teams[t] as readonly BatchEntry[], summary);
+    }
+    const cost = this.cost(teams, summaries);
     return {
-      viable,
+      viable: this.viable,
       cost,
-      scoreGap,
-      teamImbalance,
-      map: mapChoice?.map,
-      region: regionChoice?.region,
+      scoreGap: this.scoreGap,
+      teamImbalance: this.teamImbalance,
+      map: this.venue.mapName(this.map),
+      region: this.venue.regionName(this.region),
     };
   }
 
   benchCost(entry: BatchEntry): number {
     return (OBJECTIVE_WEIGHTS.benchPerPlayerSecond * entry.size * entry.waitMs) / 1000;
+  }
+
+  private membersOf(teams: readonly (readonly BatchEntry[])[]): BatchEntry[] {
+    const members = this.members;
+    members.length = 0;
+    for (const team of teams) for (const entry of team) members.push(entry);
+    return members;
   }
 }

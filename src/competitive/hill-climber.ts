@@ -1,6 +1,6 @@
 import type { BatchEntry } from './batch-entry.js';
 import type { BatchPlace } from './game-assembly.js';
-import type { GameObjective } from './game-objective.js';
+import type { GameObjective, TeamSummary } from './game-objective.js';
 
 export interface ClimbClock {
   /** Injected clock, so tests decide when the budget runs out. */
@@ -30,15 +30,33 @@ const CLOCK_CHECK_EVERY = 32;
  * around, see if the games are better, if you still have time, goto 2"). A move exchanges whole
  * parties between two teams of the same game, of neighbouring games, or between a game and the
  * bench: one for one when sizes match, or one party for two whose sizes add up to it. A move is
- * kept only when the summed cost of the places it touches goes down, and only those places are
- * re-evaluated. The climb ends when the time budget is spent or when `patience` attempts in a row
- * fail; patience grows with the batch, so a small batch is searched harder per player
- * ("fewer players means you need to work harder" — "Performance Issues").
+ * kept only when the summed cost of the places it touches goes down. The cost is incremental:
+ * every team of every game keeps a summary (GameObjective.summarize), a move summarises again only
+ * the two teams it touched and puts their games' costs together from the summaries; re-evaluating
+ * both games from all their members was most of a 5v5 batch. The climb ends when the time budget
+ * is spent or when `patience` attempts in a row fail; patience grows with the batch, so a small
+ * batch is searched harder per player ("fewer players means you need to work harder" —
+ * "Performance Issues").
  */
 export function hillClimb(places: BatchPlace[], objective: GameObjective, clock: ClimbClock): ClimbReport {
-  const costOf = (place: BatchPlace): number =>
-    place.bench ? objective.benchCost(place.teams[0]?.[0] as BatchEntry) : objective.evaluate(place.teams).cost;
-  for (const place of places) place.cost = costOf(place);
+  // summaries[p][t]: team t of place p (none for the bench, whose cost is its ticket's wait).
+  const summaries: TeamSummary[][] = places.map((place) =>
+    place.bench
+      ? []
+      : place.teams.map((team) => {
+          const summary = objective.newSummary();
+          objective.summarize(team, summary);
+          return summary;
+        }),
+  );
+  const costOf = (p: number): number => {
+    const place = places[p] as BatchPlace;
+    return place.bench ? objective.benchCost(place.teams[0]?.[0] as BatchEntry) : objective.cost(place.teams, summaries[p] as TeamSummary[]);
+  };
+  for (let p = 0; p < places.length; p++) (places[p] as BatchPlace).cost = costOf(p);
+  // The touched teams' new summaries are made here and swapped in; a move undone swaps them back.
+  let spareA = objective.newSummary();
+  let spareB = objective.newSummary();
 
   const patience = Math.max(MIN_PATIENCE, PATIENCE_PER_PLACE * places.length);
   const pick = (length: number): number => Math.min(length - 1, Math.floor(clock.random() * length));
@@ -68,23 +86,50 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
     }
     const teamA = placeA.teams[ta] as BatchEntry[];
     const teamB = placeB.teams[tb] as BatchEntry[];
-    const savedA = teamA.slice();
-    const savedB = teamB.slice();
-    if (!exchange(teamA, teamB, pick(teamA.length), pick(teamB.length), placeA.bench, placeB.bench)) {
+    const ia = pick(teamA.length);
+    const ib = pick(teamB.length);
+    // Parties of one size swap places (undone by swapping back); otherwise the teams are copied
+    // first, so the splices of an uneven exchange can be undone.
+    const even = (teamA[ia] as BatchEntry).size === (teamB[ib] as BatchEntry).size;
+    const savedA = even ? undefined : teamA.slice();
+    const savedB = even ? undefined : teamB.slice();
+    if (!exchange(teamA, teamB, ia, ib, placeA.bench, placeB.bench)) {
       failures += 1;
       continue;
     }
+    const summariesA = summaries[a] as TeamSummary[];
+    const summariesB = summaries[b] as TeamSummary[];
+    const oldA = summariesA[ta] as TeamSummary;
+    const oldB = summariesB[tb] as TeamSummary;
+    if (!placeA.bench) {
+      objective.summarize(teamA, spareA);
+      summariesA[ta] = spareA;
+    }
+    if (!placeB.bench) {
+      objective.summarize(teamB, spareB);
+      summariesB[tb] = spareB;
+    }
     const before = placeA.cost + (a === b ? 0 : placeB.cost);
-    const costA = costOf(placeA);
-    const costB = a === b ? 0 : costOf(placeB);
+    const costA = costOf(a);
+    const costB = a === b ? 0 : costOf(b);
     if (costA + costB < before - 1e-9) {
       placeA.cost = costA;
       if (a !== b) placeB.cost = costB;
+      if (!placeA.bench) spareA = oldA;
+      if (!placeB.bench) spareB = oldB;
       improvements += 1;
       failures = 0;
     } else {
-      placeA.teams[ta] = savedA;
-      placeB.teams[tb] = savedB;
+      if (!placeA.bench) summariesA[ta] = oldA;
+      if (!placeB.bench) summariesB[tb] = oldB;
+      if (even) {
+        const x = teamA[ia] as BatchEntry;
+        teamA[ia] = teamB[ib] as BatchEntry;
+        teamB[ib] = x;
+      } else {
+        placeA.teams[ta] = savedA as BatchEntry[];
+        placeB.teams[tb] = savedB as BatchEntry[];
+      }
       failures += 1;
     }
   }
@@ -94,7 +139,8 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
 /**
  * Exchanges teamA[ia] with teamB[ib] in place when their parties have the same size; otherwise
  * the smaller party is joined by another party of its team so that the sizes match (not on the
- * bench, where a place holds one ticket). Returns false when no such exchange exists.
+ * bench, where a place holds one ticket). Returns false, changing nothing, when no such exchange
+ * exists.
  */
 function exchange(teamA: BatchEntry[], teamB: BatchEntry[], ia: number, ib: number, benchA: boolean, benchB: boolean): boolean {
   const x = teamA[ia] as BatchEntry;

@@ -8,20 +8,48 @@ import type { TeamScoreAggregation } from './competitive-config.js';
  * weights of `weighted` (rank weights k, k-1, ..., 1, best player first).
  */
 export function teamScore(team: readonly BatchEntry[], aggregation: TeamScoreAggregation): number {
-  const scores: number[] = [];
-  for (const entry of team) for (const player of entry.ticket.players) scores.push(player.score);
-  if (scores.length === 0) return 0;
-  switch (aggregation) {
-    case 'mean':
-      return scores.reduce((sum, s) => sum + s, 0) / scores.length;
-    case 'max':
-      return Math.max(...scores);
-    case 'weighted': {
-      scores.sort((a, b) => b - a);
-      const k = scores.length;
-      let weighted = 0;
-      for (const [i, s] of scores.entries()) weighted += (k - i) * s;
-      return weighted / ((k * (k + 1)) / 2);
+  return new TeamScores().of(team, aggregation);
+}
+
+/**
+ * teamScore with its scratch space kept between calls: the hill-climber scores a team per move
+ * tried, and a fresh array of scores per call was most of what a move allocated.
+ */
+export class TeamScores {
+  private readonly scores: number[] = [];
+
+  of(team: readonly BatchEntry[], aggregation: TeamScoreAggregation): number {
+    if (aggregation === 'weighted') return this.weighted(team);
+    let count = 0;
+    let sum = 0;
+    let max = -Infinity;
+    for (const entry of team) {
+      if (entry.size === 1) {
+        // A solo's party score is its player's (see GameObjective.summarize).
+        count += 1;
+        sum += entry.score;
+        max = Math.max(max, entry.score);
+        continue;
+      }
+      for (const player of entry.ticket.players) {
+        count += 1;
+        sum += player.score;
+        max = Math.max(max, player.score);
+      }
     }
+    if (count === 0) return 0;
+    return aggregation === 'mean' ? sum / count : max;
+  }
+
+  private weighted(team: readonly BatchEntry[]): number {
+    const scores = this.scores;
+    scores.length = 0;
+    for (const entry of team) for (const player of entry.ticket.players) scores.push(player.score);
+    if (scores.length === 0) return 0;
+    scores.sort((a, b) => b - a);
+    const k = scores.length;
+    let weighted = 0;
+    for (let i = 0; i < k; i++) weighted += (k - i) * (scores[i] as number);
+    return weighted / ((k * (k + 1)) / 2);
   }
 }

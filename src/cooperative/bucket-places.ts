@@ -1,76 +1,91 @@
 import type { GameRecord } from './game-record.js';
 
 /**
- * Every place of every game in the open-slot buckets, as 32-byte records in one buffer by place
- * id, and the games by a dense index with their bucket (open slots) in a typed array. The
- * buckets' heaps hold place ids (small integers in packed arrays), so ordering a heap and
- * checking whether its top is stale read these arrays only, never a game or an item object, and
- * one place is one cache line, not one per field. At 100k open games the old heaps of item
- * objects (item → game → fields) were a chain of dependent cache misses per query and ~2M
- * objects for the GC to mark (perf/PROFILE.md).
+ * Every place of every game in the open-slot buckets, and the games by a dense index, in typed
+ * arrays. The buckets' heaps hold place ids (small integers in packed arrays), so ordering a heap
+ * and checking whether a place is stale read these arrays only, never a game or an item object.
+ * At 100k open games heaps of item objects (item → game → fields) were a chain of dependent cache
+ * misses per query and ~2M objects for the GC to mark (perf/PROFILE.md).
  *
- * Record of place p: f64[4p] start time of its game (the heap key); i32[8p + 2..] dense index of
- * its game, heap position, position of its subset in the game's `subsets`, bucket (open slots),
- * position in the game's `places`.
+ * A game with dense index g owns the place ids g·P … g·P + P − 1, PLACES_PER_SUBSET of them per
+ * subset position, so a place names its game and subset by arithmetic: telling a stale place
+ * from a live one reads the game's block only (its bucket), one cache miss per place scanned
+ * instead of two (the place's record, then the game's bucket). A game's block holds its start
+ * time (the heap key), its bucket now, and per subset the bitmask of the buckets where it has a
+ * place; a place's record, its heap position and its bucket (0: free).
  */
 export class BucketPlaces {
   /** Dense game index -> game; a freed index holds undefined until reused. */
   readonly games: (GameRecord | undefined)[] = [];
-  /** Dense game index -> the bucket the game belongs in now (0: closed or full). */
-  slotsOf = new Int32Array(INITIAL);
-  private f64 = new Float64Array(INITIAL * 4);
-  private i32 = new Int32Array(this.f64.buffer);
-  /**
-   * Dense game index × subset position -> bitmask of the open-slot buckets where the game has a
-   * place under that subset (see OpenGameIndex.place); `subsetsPerGame` entries per game.
-   */
-  present: Int32Array;
+  /** Place ids a game owns: PLACES_PER_SUBSET per subset position. */
+  readonly perGame: number;
+  /** Int32 entries per game block: start time (two), bucket, one bitmask per subset; even, for the start's alignment. */
+  private readonly stride: number;
+  private gameInts: Int32Array;
+  private gameF64: Float64Array;
+  /** Per place id: heap position, bucket (0: the place is free). */
+  private placeInts: Int32Array;
   private readonly freeGames: number[] = [];
-  private readonly freePlaces: number[] = [];
-  private placeCount = 0;
 
   constructor(private readonly subsetsPerGame: number) {
-    this.present = new Int32Array(INITIAL * subsetsPerGame);
+    this.perGame = subsetsPerGame * PLACES_PER_SUBSET;
+    this.stride = 2 * Math.ceil((3 + subsetsPerGame) / 2);
+    this.gameInts = new Int32Array(INITIAL * this.stride);
+    this.gameF64 = new Float64Array(this.gameInts.buffer);
+    this.placeInts = new Int32Array(INITIAL * this.perGame * 2);
   }
 
-  /** Where the game's bitmasks start in `present`. */
-  presentBase(game: GameRecord): number {
-    return game.denseIndex * this.subsetsPerGame;
+  /** The bucket game `index` belongs in now (0: closed or full). */
+  slotsOf(index: number): number {
+    return this.gameInts[index * this.stride + SLOTS] as number;
   }
 
-  clearPresent(game: GameRecord): void {
-    const base = this.presentBase(game);
-    this.present.fill(0, base, base + this.subsetsPerGame);
+  setSlots(game: GameRecord, slots: number): void {
+    this.gameInts[game.denseIndex * this.stride + SLOTS] = slots;
+  }
+
+  /** Bitmask of the buckets where the game has a place under subset position `subset`. */
+  present(game: GameRecord, subset: number): number {
+    return this.gameInts[game.denseIndex * this.stride + PRESENT + subset] as number;
+  }
+
+  private setPresent(game: GameRecord, subset: number, mask: number): void {
+    this.gameInts[game.denseIndex * this.stride + PRESENT + subset] = mask;
   }
 
   gameOf(place: number): number {
-    return this.i32[8 * place + GAME] as number;
+    return Math.floor(place / this.perGame);
   }
 
   subsetOf(place: number): number {
-    return this.i32[8 * place + SUBSET] as number;
+    return Math.floor((place % this.perGame) / PLACES_PER_SUBSET);
   }
 
+  /** The bucket a place is in (0: a free place id). */
   slotsOfPlace(place: number): number {
-    return this.i32[8 * place + SLOTS] as number;
+    return this.placeInts[2 * place + BUCKET] as number;
   }
 
-  /** Gives the game a dense index (it had none). */
+  /** The first of the place ids of `game` under subset position `subset`. */
+  firstPlace(game: GameRecord, subset: number): number {
+    return game.denseIndex * this.perGame + subset * PLACES_PER_SUBSET;
+  }
+
+  /** Gives the game a dense index (it had none), with no places. */
   enter(game: GameRecord): void {
     let index = this.freeGames.pop();
     if (index === undefined) {
       index = this.games.length;
       this.games.push(game);
-      if (index === this.slotsOf.length) {
-        this.slotsOf = grown(this.slotsOf);
-        this.present = grown(this.present);
-      }
+      if ((index + 1) * this.stride > this.gameInts.length) this.grow();
     } else {
       this.games[index] = game;
     }
     game.denseIndex = index;
-    this.slotsOf[index] = 0;
-    this.clearPresent(game);
+    const base = index * this.stride;
+    this.gameInts.fill(0, base, base + this.stride);
+    this.gameF64[base / 2] = game.startedAt;
+    this.placeInts.fill(0, 2 * index * this.perGame, 2 * (index + 1) * this.perGame);
   }
 
   /** Frees the game's dense index; it holds no places any more. */
@@ -80,47 +95,37 @@ export class BucketPlaces {
     game.denseIndex = -1;
   }
 
-  /** A new place of `game` under its subset `subset` in the bucket for `slots`, appended to the game's places. */
+  /**
+   * A free place id of `game` under `subset` for the bucket `slots`, marked present there; -1 when
+   * all PLACES_PER_SUBSET are taken (the caller drops a stale one first).
+   */
   newPlace(game: GameRecord, subset: number, slots: number): number {
-    let place = this.freePlaces.pop();
-    if (place === undefined) {
-      place = this.placeCount++;
-      if (8 * place === this.i32.length) this.grow();
+    const first = this.firstPlace(game, subset);
+    for (let place = first; place < first + PLACES_PER_SUBSET; place++) {
+      if (this.placeInts[2 * place + BUCKET] !== 0) continue;
+      this.placeInts[2 * place + BUCKET] = slots;
+      this.placeInts[2 * place + POSITION] = -1;
+      this.setPresent(game, subset, this.present(game, subset) | (1 << slots));
+      return place;
     }
-    const i32 = this.i32;
-    this.f64[4 * place] = game.startedAt;
-    i32[8 * place + GAME] = game.denseIndex;
-    i32[8 * place + POSITION] = -1;
-    i32[8 * place + SUBSET] = subset;
-    i32[8 * place + SLOTS] = slots;
-    i32[8 * place + LIST] = game.places.length;
-    game.places.push(place);
-    return place;
+    return -1;
   }
 
-  /** Takes a place off its game's list and frees its id (the caller took it out of its heap). */
-  dropPlace(game: GameRecord, place: number): void {
-    const places = game.places;
-    const last = places.pop() as number;
-    if (last !== place) {
-      const at = this.i32[8 * place + LIST] as number;
-      places[at] = last;
-      this.i32[8 * last + LIST] = at;
-    }
-    this.freePlaces.push(place);
-  }
-
-  /** Frees a place id whose game is dropping all its places at once (the caller clears its list). */
-  free(place: number): void {
-    this.freePlaces.push(place);
+  /** Frees a place (the caller took it out of its heap) and clears its bucket's present bit. */
+  free(game: GameRecord, place: number): void {
+    const subset = this.subsetOf(place);
+    this.setPresent(game, subset, this.present(game, subset) & ~(1 << this.slotsOfPlace(place)));
+    this.placeInts[2 * place + BUCKET] = 0;
   }
 
   /** True when place a must come out of its heap before b: newer game first, then smaller game id. */
   before(a: number, b: number): boolean {
-    const sa = this.f64[4 * a] as number;
-    const sb = this.f64[4 * b] as number;
+    const ga = this.gameOf(a);
+    const gb = this.gameOf(b);
+    const sa = this.gameF64[(ga * this.stride) / 2] as number;
+    const sb = this.gameF64[(gb * this.stride) / 2] as number;
     if (sa !== sb) return sa > sb;
-    return (this.games[this.gameOf(a)] as GameRecord).gameId < (this.games[this.gameOf(b)] as GameRecord).gameId;
+    return (this.games[ga] as GameRecord).gameId < (this.games[gb] as GameRecord).gameId;
   }
 
   push(heap: number[], place: number): void {
@@ -129,19 +134,21 @@ export class BucketPlaces {
   }
 
   remove(heap: number[], place: number): void {
-    const at = this.i32[8 * place + POSITION] as number;
+    const at = this.placeInts[2 * place + POSITION] as number;
     if (heap[at] !== place) throw new Error('bucket place is not in this heap');
     const last = heap.pop() as number;
-    this.i32[8 * place + POSITION] = -1;
+    this.placeInts[2 * place + POSITION] = -1;
     if (last === place) return;
     heap[at] = last;
     this.siftUp(heap, at, last);
-    this.siftDown(heap, this.i32[8 * last + POSITION] as number, last);
+    this.siftDown(heap, this.placeInts[2 * last + POSITION] as number, last);
   }
 
   /** True when every place's heap position and the heap order agree (tests). */
   isValidHeap(heap: readonly number[]): boolean {
-    return heap.every((place, i) => this.i32[8 * place + POSITION] === i && (i === 0 || !this.before(place, heap[(i - 1) >> 1] as number)));
+    return heap.every(
+      (place, i) => this.placeInts[2 * place + POSITION] === i && (i === 0 || !this.before(place, heap[(i - 1) >> 1] as number)),
+    );
   }
 
   private siftUp(heap: number[], from: number, place: number): void {
@@ -151,11 +158,11 @@ export class BucketPlaces {
       const parent = heap[parentAt] as number;
       if (!this.before(place, parent)) break;
       heap[at] = parent;
-      this.i32[8 * parent + POSITION] = at;
+      this.placeInts[2 * parent + POSITION] = at;
       at = parentAt;
     }
     heap[at] = place;
-    this.i32[8 * place + POSITION] = at;
+    this.placeInts[2 * place + POSITION] = at;
   }
 
   private siftDown(heap: number[], from: number, place: number): void {
@@ -169,28 +176,34 @@ export class BucketPlaces {
       const childPlace = heap[child] as number;
       if (!this.before(childPlace, place)) break;
       heap[at] = childPlace;
-      this.i32[8 * childPlace + POSITION] = at;
+      this.placeInts[2 * childPlace + POSITION] = at;
       at = child;
     }
     heap[at] = place;
-    this.i32[8 * place + POSITION] = at;
+    this.placeInts[2 * place + POSITION] = at;
   }
 
   private grow(): void {
-    this.f64 = grown(this.f64);
-    this.i32 = new Int32Array(this.f64.buffer);
+    const games = this.gameInts.length / this.stride;
+    const gameInts = new Int32Array(2 * games * this.stride);
+    gameInts.set(this.gameInts);
+    this.gameInts = gameInts;
+    this.gameF64 = new Float64Array(gameInts.buffer);
+    const placeInts = new Int32Array(2 * this.placeInts.length);
+    placeInts.set(this.placeInts);
+    this.placeInts = placeInts;
   }
 }
 
+/**
+ * Places a game may hold under one subset (live and stale). A game has at most one live place per
+ * subset, so when a subset's are all taken they are all stale and are dropped for the new one.
+ */
+export const PLACES_PER_SUBSET = 3;
 const INITIAL = 1024;
-const GAME = 2;
-const POSITION = 3;
-const SUBSET = 4;
-const SLOTS = 5;
-const LIST = 6;
-
-function grown<T extends Int32Array | Float64Array>(array: T): T {
-  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}
+/** Game block: start time at f64 0 (int32 0 and 1), then these int32 entries. */
+const SLOTS = 2;
+const PRESENT = 3;
+/** Place record. */
+const POSITION = 0;
+const BUCKET = 1;

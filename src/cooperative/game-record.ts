@@ -15,13 +15,17 @@ export class GameRecord {
    * a move that finds its places already there reads typed arrays, not 2^a objects.
    */
   subsets: object[] = [];
-  /** Place ids in BucketPlaces, and the game's index there while it is in the open-game index. */
-  places: number[] = [];
+  /**
+   * subsets.length on the record itself: a reservation loops over it, and at 100k open games
+   * reading the array's length was one more cache miss.
+   */
+  subsetCount = 0;
+  /** The game's index in BucketPlaces while it is in the open-game index (its place ids follow from it). */
   denseIndex = -1;
   indexedSlots = 0;
   /**
    * players.size and seats.size, kept as numbers on the record: reserve and release read them for
-   * the totals and the open slots, and at 100k games the Set was one more cache miss (perf/PROFILE.md).
+   * the totals and the open slots, and at 100k games the Set was one more cache miss.
    * The matcher sets playerCount after every change to `players`.
    */
   playerCount = 0;

@@ -1,23 +1,23 @@
-import { BucketPlaces } from './bucket-places.js';
+import { BucketPlaces, PLACES_PER_SUBSET } from './bucket-places.js';
 import { newerGameFirst, type GameRecord } from './game-record.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
  * newest game first (Battle.net talk: "Factories partition the open game list by number of open
- * slots"). A query names one subset, so finding the best game is one hash look-up plus
- * at most maxPlayers bucket peeks, whatever the number of games; moving a game between buckets
- * costs O(2^a log n) for a game with a matchable attributes.
+ * slots"). A query names one subset, so finding the best game is one hash look-up plus at most
+ * maxPlayers bucket peeks, whatever the number of games; moving a game between buckets costs
+ * O(2^a log n) for a game with a matchable attributes.
  *
  * A game leaving a bucket for another with room (a seat promised, a player joining) stays in the
  * old bucket's heap, stale (its `indexedSlots` differ), until it surfaces at the top of that
- * heap (dropped by `best`) or comes back (a promise released: nothing to do). Every stale item
+ * heap (dropped by `best`) or comes back (a promise released: nothing to do). Every stale place
  * was pushed once and is popped at most once, so the amortised cost is the same, but a reserve
  * and its release touch only the queried subset's small heap instead of all 2^a heaps, whose big
- * ones (the empty subset holds every game) missed the cache at every level at 100k games
- * (perf/PROFILE.md: 429k/s at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at
- * once, and a game's stale places are dropped when it holds MAX_PLACES per subset on average, so
- * they stay bounded by open games. Places are integers in BucketPlaces' typed arrays, and
- * games have a dense index there while they are entered (perf/PROFILE.md).
+ * ones (the empty subset holds every game) missed the cache at every level at 100k games (429k/s
+ * at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at once, and a
+ * game holds at most PLACES_PER_SUBSET places per subset (when they are all taken they are all
+ * stale, and are dropped), so stale places stay bounded by open games. Places are integers in
+ * BucketPlaces' typed arrays, and games have a dense index there while they are entered.
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
@@ -25,7 +25,7 @@ export class OpenGameIndex {
    * The one-attribute subsets again, by matchable position then value: a selective query (one
    * attribute) looks up its own value string, whose hash V8 caches in the string, in a map of
    * one key's values, instead of building a subset key and hashing it in the map of every subset
-   * (165k keys at 100k games; perf/PROFILE.md).
+   * (165k keys at 100k games).
    */
   private readonly singles: Map<string, Heaps>[] = [];
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
@@ -76,6 +76,7 @@ export class OpenGameIndex {
     });
     this.places.enter(game);
     game.subsets = subsets;
+    game.subsetCount = subsets.length;
     game.indexedSlots = 0;
   }
 
@@ -86,6 +87,7 @@ export class OpenGameIndex {
       if (--(subset as OpenSlotBuckets).members === 0) this.unusedSubsets++;
     }
     game.subsets = [];
+    game.subsetCount = 0;
     this.places.leave(game);
     // Unused subsets are dropped in sweeps, amortised O(1), not one by one: V8 keeps a deleted
     // Map key's entry in its hash chain until the next rehash, so deleting and re-adding the
@@ -109,27 +111,24 @@ export class OpenGameIndex {
     if (game.indexedSlots === slots) return;
     const places = this.places;
     game.indexedSlots = slots;
-    places.slotsOf[game.denseIndex] = slots;
+    places.setSlots(game, slots);
     if (slots === 0 || !this.lazy) {
-      for (const place of game.places) {
-        places.remove(this.heapOf(game, place), place);
-        places.free(place);
-      }
-      game.places.length = 0;
-      places.clearPresent(game);
+      this.dropPlaces(game, true);
       if (slots === 0) return;
-    } else if (game.places.length >= MAX_PLACES * game.subsets.length) {
-      this.dropStale(game);
     }
-    const { subsets } = game;
-    const { present } = places;
-    const base = places.presentBase(game);
-    const bit = this.lazy ? 1 << slots : 0;
-    for (let s = 0; s < subsets.length; s++) {
-      if (((present[base + s] as number) & bit) !== 0) continue;
-      const place = places.newPlace(game, s, slots);
-      places.push((subsets[s] as OpenSlotBuckets).heap(slots), place);
-      present[base + s] = (present[base + s] as number) | bit;
+    // Only the bitmasks are read when the game already has its places (a promise released, or a
+    // seat promised again): the subsets' objects and heaps are left alone.
+    const bit = 1 << slots;
+    for (let s = 0; s < game.subsetCount; s++) {
+      if (this.lazy && (places.present(game, s) & bit) !== 0) continue;
+      let place = places.newPlace(game, s, slots);
+      if (place < 0) {
+        // Every place of the game under this subset is taken, and none is in this bucket: all
+        // are stale.
+        this.dropPlaces(game, false);
+        place = places.newPlace(game, s, slots);
+      }
+      places.push((game.subsets[s] as OpenSlotBuckets).heap(slots), place);
     }
   }
 
@@ -186,7 +185,7 @@ export class OpenGameIndex {
     while (heap.length !== 0) {
       const place = heap[0] as number;
       const index = places.gameOf(place);
-      if (places.slotsOf[index] === slots) return places.games[index];
+      if (places.slotsOf(index) === slots) return places.games[index];
       this.dropPlace(places.games[index] as GameRecord, place, heap);
     }
     return undefined;
@@ -197,39 +196,37 @@ export class OpenGameIndex {
    * own order, so the same game as dropping stale tops until a live one surfaces. A reserve and
    * its release then leave the bucket as it was: the reserved game's place in the next bucket
    * down stays for its next reserve instead of being dropped by every query and pushed back by
-   * every reserve (perf/PROFILE.md). Stale places stay bounded by MAX_PLACES per subset per game.
+   * every reserve. Stale places stay bounded by PLACES_PER_SUBSET per subset per game.
    */
   private scan(heap: readonly number[], slots: number): GameRecord | undefined {
     const places = this.places;
     let best = -1;
     for (let i = 0; i < heap.length; i++) {
       const place = heap[i] as number;
-      if (places.slotsOf[places.gameOf(place)] !== slots) continue;
+      if (places.slotsOf(places.gameOf(place)) !== slots) continue;
       if (i === 0) return places.games[places.gameOf(place)];
       if (best < 0 || places.before(place, best)) best = place;
     }
     return best < 0 ? undefined : places.games[places.gameOf(best)];
   }
 
-  private dropStale(game: GameRecord): void {
+  /** Takes the game's places out of their heaps: every one, or the stale ones only. */
+  private dropPlaces(game: GameRecord, all: boolean): void {
     const places = this.places;
-    for (const place of [...game.places]) {
-      if (places.slotsOfPlace(place) !== game.indexedSlots) this.dropPlace(game, place, this.heapOf(game, place));
+    for (let s = 0; s < game.subsetCount; s++) {
+      const first = places.firstPlace(game, s);
+      for (let place = first; place < first + PLACES_PER_SUBSET; place++) {
+        const slots = places.slotsOfPlace(place);
+        if (slots === 0 || (!all && slots === game.indexedSlots)) continue;
+        this.dropPlace(game, place, (game.subsets[s] as OpenSlotBuckets).bySlots[slots] as number[]);
+      }
     }
   }
 
-  /** Takes a place out of its heap and off its game's lists. */
+  /** Takes a place out of its heap and frees it. */
   private dropPlace(game: GameRecord, place: number, heap: number[]): void {
-    const places = this.places;
-    places.remove(heap, place);
-    places.dropPlace(game, place);
-    const at = places.presentBase(game) + places.subsetOf(place);
-    places.present[at] = (places.present[at] as number) & ~(1 << places.slotsOfPlace(place));
-  }
-
-  private heapOf(game: GameRecord, place: number): number[] {
-    const places = this.places;
-    return (game.subsets[places.subsetOf(place)] as OpenSlotBuckets).bySlots[places.slotsOfPlace(place)] as number[];
+    this.places.remove(heap, place);
+    this.places.free(game, place);
   }
 }
 
@@ -265,7 +262,5 @@ type Heaps = readonly (number[] | undefined)[];
 
 /** Heaps up to this size are scanned by top() rather than cleaned of stale places. */
 const SCAN_LIMIT = 8;
-/** Places (live and stale) a game may keep per subset before its stale ones are dropped. */
-const MAX_PLACES = 3;
 /** Open-slot counts the per-subset bitmask can hold; bigger games move eagerly. */
 const PRESENT_BITS = 31;

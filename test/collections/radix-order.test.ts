@@ -34,6 +34,22 @@ describe('radixOrder', () => {
     expect([...radixOrder(Float64Array.from(keys))]).toEqual(comparatorOrder(keys));
   });
 
+  // Keys that share their high 32 bits are ordered by the low ones after the radix passes: short
+  // runs by insertion, long runs by comparison, runs already in order (integer ratings) left alone.
+  it('orders keys that differ only in the last bits of the mantissa, in short and long runs', () => {
+    const offsets = fc.array(fc.integer({ min: 0, max: 2 ** 20 }), { minLength: 1024, maxLength: 1500 });
+    fc.assert(
+      fc.property(offsets, fc.integer({ min: 1, max: 400 }), fc.boolean(), (raw, groups, negative) => {
+        // 1 + k·2^-52 keeps the high half of 1 for k < 2^20; `groups` bases make runs of every length.
+        const keys = raw.map((k, i) => (negative ? -1 : 1) * ((1 + (i % groups)) * 1024 + k * 2 ** -42));
+        expect([...radixOrder(Float64Array.from(keys))]).toEqual(comparatorOrder(keys));
+      }),
+      { numRuns: 40 },
+    );
+    const ratings = Array.from({ length: 5_000 }, (_, i) => 1500 + ((i * 37) % 11) * 25);
+    expect([...radixOrder(Float64Array.from(ratings))]).toEqual(comparatorOrder(ratings));
+  });
+
   it('handles the empty and the single-key batch', () => {
     expect([...radixOrder(new Float64Array(0))]).toEqual([]);
     expect([...radixOrder(Float64Array.of(-0))]).toEqual([0]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchEntry } from '../../src/competitive/batch-entry.js';
+import { SortedBatch, type BatchEntry } from '../../src/competitive/batch-entry.js';
 import { encodeSlice, solveSlice, solveEntries, type SliceContext } from '../../src/competitive/batch-slices.js';
 import type { CompetitiveTicket, SoftPreference } from '../../src/competitive/index.js';
 import { ExpansionSchedule } from '../../src/competitive/index.js';
@@ -59,7 +59,7 @@ describe('soft preferences (Destiny thesis, soft filters)', () => {
     const list = entries([speaking('a', 0, 'en'), speaking('b', 10, 'fr'), speaking('c', 20, 'fr')]);
     const context: SliceContext = { teams: 2, teamSize: 1, teamScore: 'mean', maps: [], regions: [], sigma: 1, softPreferences: language };
     const local = solveEntries(list, context, 1, 0, () => 0);
-    const remote = solveSlice(encodeSlice(list, context, 1, 0), () => 0);
+    const remote = solveSlice(encodeSlice(SortedBatch.of(list), 0, list.length, context, 1, 0), () => 0);
     expect(Array.from(remote.members)).toEqual(Array.from(local.members));
     expect(Array.from(local.members).sort()).toEqual([1, 2]);
   });
