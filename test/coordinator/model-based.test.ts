@@ -166,6 +166,9 @@ class World {
     const gameId = `g${++this.nextGame}`;
     server.games.set(gameId, { players: new Set() });
     this.event(serverId, { kind: 'gameCreated', requestId: order.requestId, gameId });
+    // A confirmation after the order was taken back (past confirm_within_ms) is rejected: the game
+    // was never the coordinator's, and a server told so does not keep it.
+    if (this.view.gameServer(gameId) !== serverId) server.games.delete(gameId);
   }
 
   find(ticketId: string, players: string[]): void {
