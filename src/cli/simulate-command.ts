@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 
 /**
- * `gamefactory simulate` (issue 13): a population through the real matchers in simulated time;
+ * `gamefactory simulate`: a population through the real matchers in simulated time;
  * writes report.json and the SVG charts to --out. Elo, Glicko-2 and TrueSkill rate every game.
  */
 export function registerSimulateCommand(program: Command): void {
