@@ -4,10 +4,9 @@
  */
 import { valueKey } from '../../src/attributes/attribute-value.js';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
 import type { FindRequest, RunningGame, TicketListener } from '../../src/coordinator/messages.js';
 import { silentLog, type Timers } from '../../src/coordinator/ports.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
+import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import { findCollector } from '../complexity/gc.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 
@@ -26,7 +25,8 @@ const channel = { send: () => {}, close: () => {} };
 function core() {
   const config = parseConfig(YAML);
   let id = 0;
-  return new Coordinator(config, { now: () => 0, timers: noTimers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog }, new InProcessPlacement(config.placement.policy, () => 0));
+  // As the process builds it: the core and its host (whose player claims count too).
+  return buildCore(config, coreEnvironment(config, { now: () => 0, timers: noTimers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog }));
 }
 
 function heapBytes(gc: () => void): number {

@@ -10,7 +10,7 @@ import { runLoad } from '../../clients/loadgen/load-generator.js';
 import { RedisServer } from '../../test/redis/redis-server.js';
 import { NodeProcess } from '../../test/multi-node/node-process.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { redisBenchmarkOps } from './redis.bench.js';
+import { redisBenchmarkOps } from './redis-benchmark.js';
 
 const GROUP = 'multi-node on one Redis (cooperative, 4 seats/game)';
 const PARTITION = { difficulty: 'hard', hardcore: false, version: 'v201' };

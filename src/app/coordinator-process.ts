@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
-import { Coordinator } from '../coordinator/coordinator.js';
+import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
+import { EventHub } from '../coordinator/edges/events.js';
+import type { CoordinatorView } from '../coordinator/edges/view.js';
 import { realTimers, type Log } from '../coordinator/ports.js';
 import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-metrics.js';
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
-import { InProcessPlacement } from '../placement/index.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
@@ -16,6 +17,8 @@ import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
 import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
+import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.js';
+import type { CoreHost } from './core-host.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -45,11 +48,16 @@ export interface ProcessOptions {
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
 
 export interface RunningCoordinator {
-  readonly coordinator: Coordinator;
+  /** What the transport calls, and the view it reads: the core itself, or a cluster node's relay. */
+  readonly coordinator: CoordinatorCommands & { readonly view: CoordinatorView };
+  /** What every core of this process is built with (ratings, workers, the event hub of metrics and the operator page). */
+  readonly environment: CoreEnvironment;
+  /** The core this process runs now: always when embedded; in a cluster, while this node owns the matcher. */
+  currentCore(): CoreHost | undefined;
   readonly grpcPort: number;
   readonly metricsPort: number;
   readonly metrics: CoordinatorMetrics;
-  /** Graceful drain (issue 14): refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
+  /** Graceful drain: refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
   drain(reason: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -66,7 +74,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
-  // A failed write loses only that ticket's restart recovery: logged and counted (issue 10).
+  // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {
       metrics.storeWriteFailed(op);
@@ -75,22 +83,34 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   const starts = await store.recordStart(Date.now());
   const now = () => Date.now();
-  const restored = store.tickets.loadAll();
-  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here (issue 12).
+  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here.
   const ladders = options.config.ladders ?? new Map();
   const ratings = store.openRatings(ladderStanding(ratedLadders(ladders)));
-  const placement = new InProcessPlacement(options.config.placement.policy, now);
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
-  const sliceSolver = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
-  const coordinator = new Coordinator(
-    options.config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: options.log, store: store.tickets, sliceSolver, ratings },
-    placement,
-    restored,
-  );
-  metrics.attach(coordinator.view, coordinator.events, placement);
-  // The operator page (issue 16) reads the same view and events as the metrics.
-  const operatorSource = new CoordinatorOperatorSource(coordinator.view, coordinator.events);
+  const workers = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
+  const environment = coreEnvironment(options.config, {
+    now,
+    timers: realTimers,
+    log: options.log,
+    newId: randomUUID,
+    random: Math.random,
+    ratings,
+    workers,
+    events: new EventHub(options.log),
+  });
+  // Embedded, the core runs here on LMDB; in a cluster, the node builds one (with the same
+  // environment) whenever it takes the matcher, and metrics follow whichever core runs.
+  const restored = options.redis ? [] : store.tickets.loadAll();
+  const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
+  const node = options.redis
+    ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, build: (place) => buildCore(options.config, environment, place) })
+    : undefined;
+  const currentCore = () => host ?? node?.core();
+  const commands: CoordinatorCommands = host ?? node!.commands;
+  const view: CoordinatorView = host?.view ?? node!.view;
+  metrics.attach(view, environment.events);
+  // The operator page reads the same view and events as the metrics.
+  const operatorSource = new CoordinatorOperatorSource(view, environment.events);
   const operatorPage = startOperatorPage(operatorSource, now);
   const security: GrpcSecurity | undefined =
     // Development mode (--insecure, loopback) has no roles and no per-peer limits: the examples and
@@ -113,10 +133,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       if (drain) {
         grpc.refuseNewCalls();
         // Stored first, so the streams ended next are not clients giving their tickets up.
-        coordinator.beginShutdown();
+        commands.beginShutdown();
         const streams = grpc.endStreams();
         options.log.info({ reason, streams, graceMs }, 'draining: new calls refused, waiting tickets stored, streams ended');
-      } else coordinator.beginShutdown();
+      } else commands.beginShutdown();
       operatorPage.stop();
       security?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
@@ -127,13 +147,12 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await store.tickets.flushed();
       await ratings.flushed();
       await store.close();
-      await sliceSolver?.close();
+      await workers?.close();
     })());
 
-  const node = options.redis ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, idleView: coordinator.view }) : undefined;
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
-    commands: node?.commands ?? coordinator,
-    view: node?.view ?? coordinator.view,
+    commands,
+    view,
     ratings: ratingsView(ladders, ratings),
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,
@@ -153,7 +172,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       return { graceMs };
     },
   });
-  // With credentials, the operator page is for admins (issue 14); /metrics stays as configured.
+  // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
@@ -163,11 +182,27 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   );
 
   return {
-    coordinator,
+    coordinator: withView(commands, view),
+    environment,
+    currentCore,
     grpcPort: grpc.port,
     metricsPort: http.port,
     metrics,
     drain: (reason) => shutDown(reason, true),
     stop: () => shutDown('stop', false),
+  };
+}
+
+/** The transport's commands and the view it reads, as one handle for tests and tools. */
+function withView(commands: CoordinatorCommands, view: CoordinatorView): CoordinatorCommands & { readonly view: CoordinatorView } {
+  return {
+    view,
+    find: (request, listener) => commands.find(request, listener),
+    cancel: (ticketId, caller) => commands.cancel(ticketId, caller),
+    abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
+    connectServer: (hello, channel) => commands.connectServer(hello, channel),
+    disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),
+    onServerEvent: (serverId, event) => commands.onServerEvent(serverId, event),
+    beginShutdown: () => commands.beginShutdown(),
   };
 }

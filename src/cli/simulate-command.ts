@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /**
- * `gamefactory simulate` (issue 13): a population through the real matchers in simulated time;
+ * `gamefactory simulate`: a population through the real matchers in simulated time;
  * writes report.json and the SVG charts to --out. Elo, Glicko-2 and TrueSkill rate every game.
  * With the parallel-matchmaking scenario, that paper's experiment; with --export-arrivals, the
  * scenario's day as a recording for `gamefactory replay`.

@@ -8,7 +8,7 @@ import {
   type FormedGame,
   type PairWindow,
 } from './competitive-config.js';
-import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver } from './batch-slices.js';
+import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
 import { DEFAULT_PAIR_WINDOW, windowAllowsAt } from './one-on-one-pairing.js';
@@ -179,18 +179,33 @@ export class CompetitiveMatcher {
    * rejects; the batch is then due again at once.
    */
   async formGamesOn(now: number, solver: SliceSolver): Promise<FormedGame[]> {
-    const batch = this.prepare(now);
+    const out = this.prepareForSolver(now);
     let results: SliceResult[];
     try {
-      const { sorted, context } = batch;
-      results = await Promise.all(
-        batch.slices.map((slice) => solver.solve(encodeSlice(sorted, slice.from, slice.to, context, slice.seed, slice.budgetMs))),
-      );
+      results = await Promise.all(out.tasks.map((task) => solver.solve(task)));
     } catch (error) {
-      this.outstanding = false;
+      out.abandon();
       throw error;
     }
-    return this.apply(batch, results);
+    return out.finish(results);
+  }
+
+  /**
+   * formGamesOn in two halves, for a caller that hands the slices to a solver itself and comes
+   * back with their results as a later input (the coordinator core, which does no I/O): the
+   * batch's slices as plain data, then `finish` with their results in order, or `abandon` when
+   * they could not be solved (the pool is left as it was; the batch is due again at once).
+   */
+  prepareForSolver(now: number): BatchOut {
+    const batch = this.prepare(now);
+    const { sorted, context } = batch;
+    return {
+      tasks: batch.slices.map((slice) => encodeSlice(sorted, slice.from, slice.to, context, slice.seed, slice.budgetMs)),
+      finish: (results) => this.apply(batch, results),
+      abandon: () => {
+        this.outstanding = false;
+      },
+    };
   }
 
   /**
@@ -480,6 +495,13 @@ interface PreparedSlice {
 interface Waiting {
   readonly ticket: CompetitiveTicket;
   readonly score: number;
+}
+
+/** A batch handed out to be solved elsewhere (prepareForSolver). */
+export interface BatchOut {
+  readonly tasks: readonly SliceTask[];
+  finish(results: readonly SliceResult[]): FormedGame[];
+  abandon(): void;
 }
 
 /** A batch between prepare and apply. */

@@ -20,7 +20,7 @@ export interface BatchPlace {
  * (lowest-scored) tickets of each size the game needs (game-composition.ts answers which sizes).
  * Games come out near their score neighbours and parties stay whole.
  *
- * Exact on sizes, so the bench never holds a game that could be formed (issue 10, defect 10: the
+ * Exact on sizes, so the bench never holds a game that could be formed (once, the
  * old walk cut consecutive groups and shed a group's last party when it could not be packed, so
  * three trios in a row in a 5v5 kept every later solo off the field until its deadline). A ticket
  * whose own window cannot reach the ticket being added leaves the queue for the bench, since the

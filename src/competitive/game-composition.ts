@@ -5,7 +5,7 @@
  * many tickets wait: each count is capped at what one game could use, and answers are memoised.
  *
  * Exact, depth-first over team compositions, largest parties first (they are the hardest to place
- * later, issue 10 defect 10: trios left behind once the solos were used up), with failed states
+ * later: trios left behind once the solos were used up), with failed states
  * remembered. The search is bounded by SEARCH_STEPS per question so a huge shape (64 teams of 16)
  * cannot stall a batch; past it the answer is "no game" and the parties wait for the next batch.
  */

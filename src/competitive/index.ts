@@ -17,6 +17,7 @@ export {
 } from './competitive-config.js';
 export {
   CompetitiveMatcher,
+  type BatchOut,
   type BatchReport,
   type CompetitiveMatcherDeps,
   type CompetitiveStats,

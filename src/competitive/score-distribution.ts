@@ -4,7 +4,7 @@
  * Issues"). O(1) per score.
  *
  * Welford's online algorithm over winsorized scores (a Huber-style estimate), so one extreme score
- * cannot poison the statistics for good (issue 10, defect 8): the first `warmup` scores are kept
+ * cannot poison the statistics for good (a fuzzed score of 1e308 once made every window infinite): the first `warmup` scores are kept
  * and clamped around their median (median ± 5 scaled MADs), then each new score is clamped to
  * mean ± 5 sigma before it is counted. A real shift of the population still moves the estimate:
  * every clamped score pulls the mean and widens sigma a little, so the band follows the data.

@@ -3,7 +3,7 @@ import { DEFAULT_PLAYER_LIMITS, type CompetitiveConfig, type CompetitivePlayer, 
 /**
  * Scores are opaque but bounded: |score| <= 1e9 covers every rating scale in use (Elo, Glicko,
  * TrueSkill, MMR) with room to spare, and keeps squares and sums of scores far from overflow, so
- * no ticket can make a factory's statistics infinite (issue 10, defect 8).
+ * no ticket can make a factory's statistics infinite (a fuzzed score of 1e308 once did).
  */
 export const MAX_ABS_SCORE = 1e9;
 

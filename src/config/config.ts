@@ -10,7 +10,7 @@ export interface CoordinatorConfig {
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
   readonly grpc: GrpcSettings;
-  /** Rating ladders by name (issue 12); loading always fills it (empty when none is configured). */
+  /** Rating ladders by name; loading always fills it (empty when none is configured). */
   readonly ladders?: ReadonlyMap<string, LadderConfig>;
   /** Issue 14; optional so configs built in code (tests) need not give them. */
   readonly security?: SecuritySettings;

@@ -41,7 +41,7 @@ const geoPoint = z.strictObject({
   longitude: z.number().min(-180).max(180),
 });
 
-/** Destiny thesis, "Locality": a latency prior for tickets that measured no ping (issue 13). */
+/** Destiny thesis, "Locality": a latency prior for tickets that measured no ping. */
 const locality = z.strictObject({
   /** Round-trip ms per km of great-circle distance; ~0.02 on real routes (twice light in fibre). */
   msPerKm: z.number().positive().max(1).default(0.02),
@@ -117,7 +117,7 @@ const competitive = z.strictObject({
   softPreferences: z.array(softPreference).max(LIMITS.maxMatchableKeys).default([]),
   /**
    * 1v1: whose window a pair must fit. reciprocal (default): both windows (the skill-bucket
-   * design, round one's behaviour); longer-waiter: the window of whoever has waited longer
+   * design, and the first release's behaviour); longer-waiter: the window of whoever has waited longer
    * (docs/match-quality.md compares them); mean: the mean of the two (the lenience model).
    */
   pairWindow: z.enum(['reciprocal', 'longer-waiter', 'mean', 'budget']).optional(),
@@ -229,7 +229,7 @@ const trueskillParams = z.strictObject({
   drawProbability: z.number().min(0).lt(1).default(0.1),
 });
 
-/** A rating ladder (issue 12): a system with its parameters, and the abuse rules. */
+/** A rating ladder: a system with its parameters, and the abuse rules. */
 const ladder = z
   .strictObject({
     name: key,
@@ -269,23 +269,23 @@ export const configSchema = z.strictObject({
       keepaliveIntervalMs: z.number().int().min(50).max(600_000).default(5000),
     })
     .default({ keepaliveIntervalMs: 5000 }),
-  /** The gRPC server itself, for every client and server connection (issue 10, defect 7). */
+  /** The gRPC server itself, for every client and server connection (keepalive, deadlines, message size). */
   grpc: z
     .strictObject({
       /** HTTP/2 PING sent on a connection idle this long, so dead peers are found on quiet links. */
       keepaliveTimeMs: z.number().int().min(1000).max(7_200_000).default(GRPC_DEFAULTS.keepaliveTimeMs),
       /** A PING unanswered for this long closes the connection. */
       keepaliveTimeoutMs: z.number().int().min(1000).max(600_000).default(GRPC_DEFAULTS.keepaliveTimeoutMs),
-      // Message size is one setting, limits.maxMessageBytes (both directions, counted; issue 14).
+      // Message size is one setting, limits.maxMessageBytes (both directions, counted), so no two settings can disagree.
     })
     .default(GRPC_DEFAULTS),
   ladders: z
     .array(ladder)
     .default([])
     .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'ladder names must be unique'),
-  /** TLS, mTLS and tokens (issue 14); see src/security/security-config.ts. */
+  /** TLS, mTLS and tokens; see src/security/security-config.ts. */
   security: securitySchema,
-  /** Per-peer and per-stream limits (issue 14); see src/security/limits/limits-config.ts. */
+  /** Per-peer and per-stream limits; see src/security/limits/limits-config.ts. */
   limits: limitsSchema,
   factories: z
     .array(template)

@@ -1,4 +1,4 @@
-/** How one cooperative factory matches (issue 3; Battle.net talk, "Spread players vs Fill up games"). */
+/** How one cooperative factory matches (Battle.net talk, "Spread players vs Fill up games"). */
 export interface CooperativeConfig {
   /** Seats per game, e.g. 4. */
   readonly maxPlayers: number;

@@ -19,7 +19,7 @@ import type {
 
 /**
  * The open games of one cooperative factory (one partition) and the seats promised in them
- * (issue 3; Battle.net talk, "Cooperative Matching"). Pure: no timers, no I/O; every clock
+ * (Battle.net talk, "Cooperative Matching"). Pure: no timers, no I/O; every clock
  * value is an argument. Finding a game is O(maxPlayers) hash look-ups and heap peeks, never a
  * scan; every update costs O(2^a log n) for a game with a ≤ 6 matchable attributes.
  */

@@ -1,43 +1,51 @@
-import { CompetitiveMatcher, validateTicket, type CompetitiveStats, type CompetitiveTicket, type FormedGame } from '../competitive/index.js';
+import { CompetitiveMatcher, validateTicket, type BatchOut, type CompetitiveStats, type CompetitiveTicket, type FormedGame } from '../competitive/index.js';
 import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { partyScores } from '../ratings/party-rating.js';
-import { FactoryRuntime, type AdmitDecision, type DecisionSink } from './factory-runtime.js';
+import type { CoreContext } from './core-context.js';
+import { DeadlineKind } from './deadlines.js';
+import type { SolvedBatch } from './effects.js';
+import { FactoryRuntime, type AdmitDecision } from './factory-runtime.js';
 import type { FindRequest, RunningGame } from './messages.js';
-import type { CoreDeps } from './ports.js';
-import type { RatedLadder } from './results/game-results.js';
+import type { RatedLadder, RatingsReader } from './results/game-results.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 
-/**
- * Pools at least this large are batched on the slice solver's worker threads when there is one:
- * a 1v1 batch this size takes ~10 ms in process (longer for teams, which hill-climb), about what
- * encoding it and posting it costs, so smaller batches stay on the event loop.
- */
-const WORKER_BATCH_MIN_TICKETS = 2048;
+/** Where a competitive factory's batches are solved. */
+export interface BatchSolving {
+  /** The hill-climb's clock: its time budget is real time, whatever the core's clock says. */
+  readonly climbClock: () => number;
+  /**
+   * Pools at least this large are handed out (a `solve` effect) to be solved off the core's
+   * thread; undefined: every batch is solved in the step that forms it.
+   */
+  readonly offloadAtTickets: number | undefined;
+}
 
 /** Join at start: tickets pool until a batch forms games, which are then created on servers. */
 export class CompetitiveRuntime extends FactoryRuntime {
   readonly strategy = 'competitive';
   private readonly matcher: CompetitiveMatcher;
-  private cancelBatch: (() => void) | undefined;
+  /** The batch deadline set in the core's heap, if any. */
   private batchAt: number | undefined;
-  private disposed = false;
+  /** The batch handed out to be solved elsewhere, and its number. */
+  private out: { readonly batch: string; readonly handle: BatchOut } | undefined;
   /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
   private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
 
   constructor(
     identity: FactoryIdentity,
-    deps: CoreDeps,
-    decide: DecisionSink,
+    ctx: CoreContext,
     private readonly settings: CompetitiveSettings,
-    /** The template's ladder: its ratings stand in for a ticket's missing scores (issue 12). */
-    private readonly ladder?: RatedLadder,
+    private readonly solving: BatchSolving,
+    /** The template's ladder: its ratings stand in for a ticket's missing scores. */
+    private readonly ladder: RatedLadder | undefined,
+    private readonly ratings: RatingsReader | undefined,
   ) {
-    super(identity, deps, decide);
-    this.matcher = new CompetitiveMatcher(settings, { now: deps.now, random: deps.random });
+    super(identity, ctx);
+    this.matcher = new CompetitiveMatcher(settings, { now: solving.climbClock, random: ctx.random });
   }
 
   validate(request: FindRequest): void {
@@ -60,7 +68,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private toTicket(request: FindRequest, enqueuedAt: number): CompetitiveTicket {
     const ladder = this.ladder;
     const rated = ladder && request.party.some((p) => p.score === undefined)
-      ? partyScores(ladder.system, request.party, (player) => this.deps.ratings?.get(ladder.config.name, player))
+      ? partyScores(ladder.system, request.party, (player) => this.ratings?.get(ladder.config.name, player))
       : undefined;
     return {
       ticketId: request.ticketId,
@@ -110,7 +118,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
   gameCreated(creation: Creation, gameId: string): string[] {
     const present = new Set(creation.ticketIds);
     const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
-    this.running.set(gameId, { players: new Set(players), startedAt: this.deps.now() });
+    this.running.set(gameId, { players: new Set(players), startedAt: this.ctx.now() });
     return [];
   }
 
@@ -118,8 +126,10 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.running.set(game.gameId, { players: new Set(game.playerIds), startedAt: game.startedAt });
   }
 
-  override removeGame(gameId: string): void {
+  removeGame(gameId: string): string[] {
+    const game = this.running.get(gameId);
     this.running.delete(gameId);
+    return game ? [...game.players] : [];
   }
 
   override playerJoined(gameId: string, playerId: string): void {
@@ -130,7 +140,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.running.get(gameId)?.players.delete(playerId);
   }
 
-  /** Join at start: no game is open to matching, so only counts, players and durations (issue 10, defect 3). */
+  /** Join at start: no game is open to matching, so only counts, players and durations. */
   override stats(_predicates: unknown, _mode: unknown, now: number): CooperativeStats {
     let players = 0;
     let min = Infinity;
@@ -161,46 +171,56 @@ export class CompetitiveRuntime extends FactoryRuntime {
   }
 
   override dispose(): void {
-    this.disposed = true;
-    this.cancelBatch?.();
+    this.ctx.deadlines.delete(DeadlineKind.Batch, this.identity.name);
+    this.out?.handle.abandon();
+    this.out = undefined;
   }
 
   private scheduleBatch(): void {
     const at = this.matcher.nextBatchAt();
     if (at === undefined || at === this.batchAt) return;
-    this.cancelBatch?.();
     this.batchAt = at;
-    this.cancelBatch = this.deps.timers.set(() => this.runBatch(), at - this.deps.now());
+    this.ctx.deadlines.set(DeadlineKind.Batch, this.identity.name, at);
   }
 
-  private runBatch(): void {
-    this.cancelBatch = this.batchAt = undefined;
-    const now = this.deps.now();
-    const solver = this.deps.sliceSolver;
-    if (solver === undefined || this.matcher.size < WORKER_BATCH_MIN_TICKETS) {
-      this.startGames(this.matcher.formGames(now));
-      this.scheduleBatch();
-      return;
-    }
+  /**
+   * The batch fell due: the games it forms now, or none yet when its slices are handed out to be
+   * solved (a `solve` effect; they come back through `batchSolved`).
+   */
+  runBatch(): readonly FormedGame[] {
+    this.batchAt = undefined;
+    const now = this.ctx.now();
+    const offloadAt = this.solving.offloadAtTickets;
+    if (this.matcher.batchOut) return [];
+    if (offloadAt === undefined || this.matcher.size < offloadAt) return this.formedInProcess(now);
     // The matcher lets one batch out at a time and reports no next batch meanwhile, so admit()
-    // schedules nothing until this one is applied; tickets cancelled meanwhile drop their games.
-    this.matcher.formGamesOn(now, solver).then(
-      (games) => {
-        if (this.disposed) return;
-        this.startGames(games);
-        this.scheduleBatch();
-      },
-      (error: unknown) => {
-        if (this.disposed) return;
-        this.deps.log.warn({ factory: this.identity.name, error: String(error) }, 'competitive batch failed on workers; running it in process');
-        this.startGames(this.matcher.formGames(this.deps.now()));
-        this.scheduleBatch();
-      },
-    );
+    // schedules nothing until this one is back; tickets cancelled meanwhile drop their games.
+    const handle = this.matcher.prepareForSolver(now);
+    // A fresh id, not a count: a factory drained and made again must not take its predecessor's answer.
+    this.out = { batch: this.ctx.newId(), handle };
+    this.ctx.out.push({ kind: 'solve', factory: this.identity.name, batch: this.out.batch, tasks: handle.tasks });
+    return [];
   }
 
-  private startGames(games: readonly FormedGame[]): void {
-    if (games.length > 0) this.decide({ kind: 'gamesFormed', factory: this.identity.name, games });
+  /** The slices of a handed-out batch are back (or failed: then the batch is solved here). */
+  batchSolved(batch: string, solved: SolvedBatch): readonly FormedGame[] {
+    const out = this.out;
+    if (out?.batch !== batch) return [];
+    this.out = undefined;
+    if ('error' in solved) {
+      out.handle.abandon();
+      this.ctx.out.warn({ factory: this.identity.name, error: solved.error }, 'competitive batch failed on workers; running it in process');
+      return this.formedInProcess(this.ctx.now());
+    }
+    const games = out.handle.finish(solved.results);
+    this.scheduleBatch();
+    return games;
+  }
+
+  private formedInProcess(now: number): readonly FormedGame[] {
+    const games = this.matcher.formGames(now);
+    this.scheduleBatch();
+    return games;
   }
 
   /** Tickets of a game that could not start (one of its parties left meanwhile) wait again. */

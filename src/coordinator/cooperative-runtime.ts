@@ -3,9 +3,10 @@ import { CooperativeMatcher, type CooperativeStats, type StatsPredicate } from '
 import type { CooperativeSettings } from '../config/config.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
-import { FactoryRuntime, type AdmitDecision, type DecisionSink, type SeatMatch } from './factory-runtime.js';
+import type { CoreContext } from './core-context.js';
+import { DeadlineKind } from './deadlines.js';
+import { FactoryRuntime, type AdmitDecision, type SeatMatch } from './factory-runtime.js';
 import type { FindRequest, RunningGame } from './messages.js';
-import type { CoreDeps } from './ports.js';
 import type { Creation } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 
@@ -13,11 +14,11 @@ import type { Ticket } from './tickets/ticket.js';
 export class CooperativeRuntime extends FactoryRuntime {
   readonly strategy = 'cooperative';
   private readonly matcher: CooperativeMatcher;
-  private cancelExpiry: (() => void) | undefined;
+  /** The reservation deadline set in the core's heap, if any. */
   private expiryAt: number | undefined;
 
-  constructor(identity: FactoryIdentity, deps: CoreDeps, decide: DecisionSink, private readonly settings: CooperativeSettings) {
-    super(identity, deps, decide);
+  constructor(identity: FactoryIdentity, ctx: CoreContext, private readonly settings: CooperativeSettings) {
+    super(identity, ctx);
     this.matcher = new CooperativeMatcher({ ...settings, matchableKeys: identity.template.matchableKeys });
   }
 
@@ -35,9 +36,8 @@ export class CooperativeRuntime extends FactoryRuntime {
     }
   }
 
+  /** No open game took the party (RunningGames.reserve asked `match` first): a new game is needed. */
   admit(ticket: Ticket): AdmitDecision {
-    const seats = this.match(ticket);
-    if (seats) return { kind: 'matched', seats };
     return {
       kind: 'create',
       plan: {
@@ -58,8 +58,8 @@ export class CooperativeRuntime extends FactoryRuntime {
 
   /** Finds an open game for the party and reserves its seats. */
   override match(ticket: Ticket): SeatMatch | undefined {
-    const token = this.deps.newId();
-    const found = this.matcher.reserve(ticket.request.matchable, ticket.playerIds, token, this.deps.now());
+    const token = this.ctx.newId();
+    const found = this.matcher.reserve(ticket.request.matchable, ticket.playerIds, token, this.ctx.now());
     if (!found) return undefined;
     this.scheduleExpiry();
     return { gameId: found.gameId, reservationToken: token, expiresInMs: this.settings.reservationMs };
@@ -72,7 +72,7 @@ export class CooperativeRuntime extends FactoryRuntime {
   }
 
   gameCreated(creation: Creation, gameId: string): string[] {
-    const now = this.deps.now();
+    const now = this.ctx.now();
     this.matcher.addGame({ gameId, attributes: creation.matchable, playerIds: [], open: true, startedAt: now });
     const byTicket = new Map<string, string[]>();
     for (const seat of creation.seats) {
@@ -96,8 +96,10 @@ export class CooperativeRuntime extends FactoryRuntime {
     });
   }
 
-  override removeGame(gameId: string): void {
-    this.matcher.removeGame(gameId);
+  removeGame(gameId: string): string[] {
+    const removed = this.matcher.removeGame(gameId);
+    if (!removed) return [];
+    return [...removed.playerIds, ...removed.reservations.flatMap((r) => r.playerIds)];
   }
 
   override playerJoined(gameId: string, playerId: string, now: number): void {
@@ -108,11 +110,16 @@ export class CooperativeRuntime extends FactoryRuntime {
     this.matcher.playerLeft(gameId, playerId, now);
   }
 
+  override expireReservations(now: number) {
+    this.expiryAt = undefined;
+    const expired = this.matcher.expireReservations(now);
+    this.scheduleExpiry();
+    return expired;
+  }
+
   override setAttributes(gameId: string, matchable: AttributeSet): string | undefined {
     const problem = this.checkMatchable(matchable);
-    if (problem === undefined) {
-      this.matcher.setAttributes(gameId, matchable);
-    }
+    if (problem === undefined) this.matcher.setAttributes(gameId, matchable);
     return problem;
   }
 
@@ -129,20 +136,14 @@ export class CooperativeRuntime extends FactoryRuntime {
   }
 
   override dispose(): void {
-    this.cancelExpiry?.();
+    this.ctx.deadlines.delete(DeadlineKind.Reservations, this.identity.name);
   }
 
-  /** One timer per factory, at the earliest reservation deadline. */
+  /** One deadline per factory, at the earliest reservation's end. */
   private scheduleExpiry(): void {
     const at = this.matcher.nextReservationExpiry();
     if (at === undefined || at === this.expiryAt) return;
-    this.cancelExpiry?.();
     this.expiryAt = at;
-    this.cancelExpiry = this.deps.timers.set(() => {
-      this.cancelExpiry = this.expiryAt = undefined;
-      const expired = this.matcher.expireReservations(this.deps.now());
-      this.scheduleExpiry();
-      if (expired.length > 0) this.decide({ kind: 'reservationsLapsed', factory: this.identity.name, lapsed: expired });
-    }, at - this.deps.now());
+    this.ctx.deadlines.set(DeadlineKind.Reservations, this.identity.name, at);
   }
 }

@@ -1,9 +1,9 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import type { CompetitiveStats, FormedGame } from '../competitive/index.js';
+import type { CompetitiveStats } from '../competitive/index.js';
 import type { CooperativeStats, StatsPredicate } from '../cooperative/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
+import type { CoreContext } from './core-context.js';
 import type { FindRequest, RunningGame } from './messages.js';
-import type { CoreDeps } from './ports.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 
@@ -14,39 +14,30 @@ export interface SeatMatch {
   readonly expiresInMs: number;
 }
 
-/** A factory's answer to a ticket (issue 10, "Decisions, not callbacks"). */
+/** A factory's answer to a ticket no open game took: a decision the core applies, never a callback. */
 export type AdmitDecision =
-  | { readonly kind: 'matched'; readonly seats: SeatMatch }
   /** No open game fits: a new one is needed (a party may first ride along a creation with `plan.rideKey`). */
   | { readonly kind: 'create'; readonly plan: CreationPlan }
   /** Waits in the factory's pool for a batch. */
   | { readonly kind: 'pooled' };
 
-/** What a factory decides on its own clock (a batch fell due, reservations lapsed). */
-export type FactoryDecision =
-  | { readonly kind: 'gamesFormed'; readonly factory: string; readonly games: readonly FormedGame[] }
-  | { readonly kind: 'reservationsLapsed'; readonly factory: string; readonly lapsed: readonly { gameId: string; playerIds: readonly string[] }[] };
-
-/** Where a factory's own decisions go: one way, to the coordinator that applies them. */
-export type DecisionSink = (decision: FactoryDecision) => void;
-
 /**
  * One live factory: its identity and its matcher. The factory abstraction is strategy-agnostic
  * (Battle.net talk, "Game Factories"); each strategy decides how a ticket becomes a game. A
- * runtime never reaches out: it answers with decisions, and the coordinator applies them.
+ * runtime never reaches out: it answers with decisions, sets its deadlines in the core's heap,
+ * and is asked again when they fall due.
  */
 export abstract class FactoryRuntime {
   abstract readonly strategy: 'cooperative' | 'competitive';
 
   constructor(
     readonly identity: FactoryIdentity,
-    protected readonly deps: CoreDeps,
-    protected readonly decide: DecisionSink,
+    protected readonly ctx: CoreContext,
   ) {}
 
   /** Throws INVALID_ARGUMENT naming the field when the request does not fit this factory. */
   abstract validate(request: FindRequest): void;
-  /** A new (or returned) ticket: matched, pooled, or in need of a new game. */
+  /** A new (or returned) ticket that `match` found no seats for: pooled, or in need of a new game. */
   abstract admit(ticket: Ticket): AdmitDecision;
   /** Cooperative: seats for a ticket already waiting for a slot, if an open game now fits it. */
   match(_ticket: Ticket): SeatMatch | undefined {
@@ -66,9 +57,14 @@ export abstract class FactoryRuntime {
     return undefined;
   }
   addGame(_game: RunningGame): void {}
-  removeGame(_gameId: string): void {}
+  /** The game is gone; returns every player who held a seat in it (joined or reserved). */
+  abstract removeGame(gameId: string): readonly string[];
   playerJoined(_gameId: string, _playerId: string, _now: number): void {}
   playerLeft(_gameId: string, _playerId: string, _now: number): void {}
+  /** Cooperative: frees the reserved seats whose deadline passed; returns them. */
+  expireReservations(_now: number): readonly { readonly gameId: string; readonly playerIds: readonly string[] }[] {
+    return [];
+  }
   setAttributes(_gameId: string, matchable: AttributeSet): string | undefined {
     return this.checkMatchable(matchable);
   }
@@ -84,5 +80,6 @@ export abstract class FactoryRuntime {
   competitiveStats(): CompetitiveStats | undefined {
     return undefined;
   }
+  /** The factory drained: its deadlines go with it. */
   dispose(): void {}
 }

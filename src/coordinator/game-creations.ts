@@ -1,96 +1,82 @@
-import type { CoordinatorConfig } from '../config/config.js';
-import type { PlacementPort, ServerCapacity } from '../placement/index.js';
+import type { Placement, ServerCapacity } from '../placement/index.js';
+import type { CoreContext } from './core-context.js';
+import { DeadlineKind } from './deadlines.js';
 import type { Assignment } from './messages.js';
-import type { CoreDeps } from './ports.js';
-import { QueuePositions } from './queue-positions.js';
+import { POSITION_REFRESH_WINDOW, POSITION_UPDATE_WINDOW, type QueuePositions } from './queue-positions.js';
 import type { ServerRoster } from './servers/server-roster.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
 import type { TicketBook } from './tickets/ticket-book.js';
 
-/** What a confirmation comes to: the tickets to assign, or why it was refused. */
-export type CreationOutcome =
-  | { readonly kind: 'created'; readonly gameId: string; readonly assignments: readonly { ticketId: string; assignment: Assignment }[] }
-  | { readonly kind: 'refused'; readonly problem: string };
+/** The tickets a confirmed creation assigns. */
+export type CreationAssignments = readonly { readonly ticketId: string; readonly assignment: Assignment }[];
 
 /** How many queued parties to try against newly opened seats per event: bounds the work. */
 const QUEUED_MATCH_WINDOW = 16;
-/** A placement call that failed is asked again after this. */
-const PLACEMENT_RETRY_MS = 1000;
 
+export type TakeBackCause = 'timeout' | 'failed' | 'disconnected';
 
 /**
- * Game creations from request to confirmation (DESIGN.md, "Placement: slots and the queue"):
- * a creation claims a slot through the placement port or waits in line; once a server has it,
- * the server must confirm in time or the creation is taken back and re-placed at its original
- * priority. Nothing is dropped: a creation ends only when its game exists or no ticket is left
- * in it. The port is asynchronous, so every answer is checked against what happened meanwhile.
+ * Game creations from request to confirmation (Battle.net talk, "Queueing and Distribution"): a
+ * creation claims a slot or waits in line; once a server has it, the server must confirm in time
+ * or the creation is taken back and placed again at its original priority. Nothing is dropped: a
+ * creation ends only when its game exists or no ticket is left in it. Placement is state the core
+ * owns, so every answer is immediate and nothing can change between a claim and its use.
  */
 export class GameCreations {
   private readonly creations = new Map<string, Creation>();
   /** Cooperative creations with seats left, by factory and exact query: riders join them. */
   private readonly rideable = new Map<string, Set<string>>();
-  /** Creations not yet on a server (placing or queued), by factory: the local queue bound. */
+  /** Creations waiting in line, by factory: the local queue bound. */
   private readonly waitingByFactory = new Map<string, Set<string>>();
   /** Creations in flight on each server. */
   private readonly inFlight = new Map<string, Set<string>>();
-  /** What queued clients are told of their place in line. */
-  private readonly positions: QueuePositions;
-  private draining = false;
-  private drainAgain = false;
 
   constructor(
-    private readonly config: CoordinatorConfig,
-    private readonly deps: CoreDeps,
-    private readonly placement: PlacementPort,
+    private readonly ctx: CoreContext,
+    private readonly placement: Placement,
     private readonly book: TicketBook,
     private readonly roster: ServerRoster,
-    /** A creation ended: its factory may have nothing left waiting in it. */
-    private readonly factoryMayBeIdle: (factory: string) => void,
+    /** What queued clients are told of their place in line. */
+    private readonly positions: QueuePositions,
     /**
-     * Tickets restored after a restart that will be ahead of this one once their clients retry:
-     * counted in every position reported, so a retried ticket's first answer is already its
-     * restored place (issue 10, defect 2).
+     * Also store tickets riding a creation that went to a server at once (else only tickets that
+     * wait are stored): a cluster's owner writes them in the step's MULTI anyway, so a new owner
+     * gives them their place back; embedded, that would be a disk write for most created games.
      */
-    restoredAhead: (ticket: Ticket) => number = () => 0,
-  ) {
-    this.positions = new QueuePositions(
-      deps,
-      placement,
-      book,
-      (requestId) => {
-        const creation = this.creations.get(requestId);
-        return creation?.stage === 'queued' ? creation : undefined;
-      },
-      () => this.waitingByFactory.keys(),
-      restoredAhead,
-    );
-  }
+    private readonly storeInFlight: boolean,
+  ) {}
 
   // ---------------------------------------------------------------- servers
 
   serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.call(this.placement.addServer(serverId, factories, capacity, runningGames));
+    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now());
     this.drain();
   }
 
   /** The server is gone: its slots with it, and its creations in flight go back in line. */
   serverRemoved(serverId: string): void {
-    this.call(this.placement.removeServer(serverId));
+    this.placement.removeServer(serverId);
     for (const requestId of [...(this.inFlight.get(serverId) ?? [])]) {
       this.takeBack(this.creations.get(requestId)!, 'disconnected');
     }
     this.inFlight.delete(serverId);
   }
 
-  /** The roster's health judgment changed what placement should see of a server. */
+  /** What placement should see of a server changed (it advertised, or its health changed). */
   setCapacity(serverId: string, capacity: ServerCapacity): void {
-    this.call(this.placement.setCapacity(serverId, capacity));
+    this.placement.setCapacity(serverId, capacity, this.ctx.now());
+    this.drain();
   }
 
   gameEnded(serverId: string): void {
-    this.call(this.placement.gameEnded(serverId));
+    this.placement.gameEnded(serverId);
     this.drain();
+  }
+
+  /** A FindGame arrived for `factory`: demand, for apportioning slots among factories. */
+  recordDemand(factory: string): void {
+    this.placement.recordDemand(factory, this.ctx.now());
   }
 
   // ---------------------------------------------------------------- creations
@@ -99,17 +85,16 @@ export class GameCreations {
   create(plan: CreationPlan): void {
     const creation: Creation = {
       ...plan,
-      requestId: this.deps.newId(),
+      requestId: this.ctx.newId(),
       ticketIds: [...plan.ticketIds],
       seats: plan.seats.map((seat) => ({ ...seat })),
       dispatchedSeats: 0,
       dispatches: 0,
-      token: this.deps.newId(),
-      stage: 'placing',
+      token: this.ctx.newId(),
+      stage: 'queued',
       // Older tickets first: a creation's place in line is its oldest ticket's arrival.
       priority: Math.min(...plan.ticketIds.map((id) => this.book.get(id)!.arrival)),
       serverId: undefined,
-      cancelTimeout: undefined,
     };
     this.creations.set(creation.requestId, creation);
     for (const ticketId of creation.ticketIds) this.book.place(ticketId, creation.requestId);
@@ -118,57 +103,33 @@ export class GameCreations {
   }
 
   private place(creation: Creation): void {
-    creation.stage = 'placing';
+    const placed = this.placement.place(creation.factory, creation.requestId, creation.priority, this.ctx.now());
+    if ('serverId' in placed) {
+      creation.stage = 'inflight';
+      this.dispatch(creation, placed.serverId);
+      if (this.storeInFlight) for (const ticketId of creation.ticketIds) this.book.persist(ticketId);
+      return;
+    }
+    creation.stage = 'queued';
+    creation.queuedAt = this.ctx.now();
     this.markWaiting(creation, true);
-    this.placement.place(creation.factory, creation.requestId, creation.priority!).then(
-      (placed) => {
-        if (this.creations.get(creation.requestId) !== creation || creation.stage !== 'placing') {
-          // Every ticket left while we asked: give back what we got.
-          if ('serverId' in placed) this.call(this.placement.release(placed.serverId));
-          else this.call(this.placement.withdraw(creation.requestId));
-          return;
-        }
-        if ('serverId' in placed) {
-          this.dispatch(creation, placed.serverId);
-        } else {
-          creation.stage = 'queued';
-          creation.queuedAt = this.deps.now();
-          for (const ticketId of creation.ticketIds) {
-            this.book.persist(ticketId);
-            this.positions.joined(ticketId, creation.requestId, placed.position);
-          }
-        }
-      },
-      (error: unknown) => {
-        // A shared store may be briefly unreachable: ask again rather than strand the tickets.
-        this.deps.log.warn({ err: error, requestId: creation.requestId }, 'placement failed; retrying');
-        this.deps.timers.set(() => {
-          if (this.creations.get(creation.requestId) === creation && creation.stage === 'placing') this.place(creation);
-        }, PLACEMENT_RETRY_MS);
-      },
-    );
+    for (const ticketId of creation.ticketIds) {
+      this.book.persist(ticketId);
+      this.positions.tell(ticketId, creation.requestId, placed.position);
+    }
+    this.positions.keepInformed();
   }
 
   /** Sends the CreateGame order to the server whose slot was claimed. */
   private dispatch(creation: Creation, serverId: string): void {
-    if (this.roster.endpoint(serverId) === undefined) {
-      // The server left between the claim and now: try again elsewhere.
-      this.place(creation);
-      return;
-    }
-    const confirmWithinMs = this.config.placement.createTimeoutMs;
-    if (creation.stage === 'queued') this.deps.events.emit('dequeued', { factory: creation.factory, waitedMs: this.deps.now() - (creation.queuedAt ?? 0) });
+    const confirmWithinMs = this.ctx.config.placement.createTimeoutMs;
     creation.stage = 'inflight';
-    this.markWaiting(creation, false);
     creation.serverId = serverId;
     creation.dispatchedSeats = creation.seats.length;
     let onServer = this.inFlight.get(serverId);
     if (!onServer) this.inFlight.set(serverId, (onServer = new Set()));
     onServer.add(creation.requestId);
-    creation.cancelTimeout = this.deps.timers.set(() => {
-      this.deps.log.warn({ serverId, requestId: creation.requestId }, 'game server did not confirm a creation in time');
-      this.takeBack(creation, 'timeout');
-    }, confirmWithinMs);
+    this.ctx.deadlines.set(DeadlineKind.CreateTimeout, creation.requestId, this.ctx.now() + confirmWithinMs);
     this.roster.send(serverId, {
       kind: 'createGame',
       requestId: creation.requestId,
@@ -182,7 +143,7 @@ export class GameCreations {
       map: creation.map,
       region: creation.region,
     }, `${creation.requestId}#${++creation.dispatches}`);
-    this.deps.events.emit('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
+    this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
   }
 
   /** Creations ordered on this server and not yet confirmed. */
@@ -196,63 +157,65 @@ export class GameCreations {
     return creation?.stage === 'inflight' && creation.serverId === serverId ? creation : undefined;
   }
 
+  /** The server did not confirm in time. */
+  timedOut(requestId: string): void {
+    const creation = this.creations.get(requestId);
+    if (creation?.stage !== 'inflight') return;
+    this.ctx.out.warn({ serverId: creation.serverId, requestId }, 'game server did not confirm a creation in time');
+    this.takeBack(creation, 'timeout');
+  }
+
   /** An in-flight creation failed, timed out or lost its server: its slot is freed and it goes back in line. */
-  takeBack(creation: Creation, cause: 'timeout' | 'failed' | 'disconnected'): void {
-    creation.cancelTimeout?.();
-    creation.cancelTimeout = undefined;
+  takeBack(creation: Creation, cause: TakeBackCause): void {
+    this.ctx.deadlines.delete(DeadlineKind.CreateTimeout, creation.requestId);
     const serverId = creation.serverId!;
     creation.serverId = undefined;
     this.inFlight.get(serverId)?.delete(creation.requestId);
     if (cause !== 'disconnected') {
-      this.call(this.placement.release(serverId));
-      this.roster.creationFailed(serverId);
+      this.placement.release(serverId);
+      const resting = this.roster.creationFailed(serverId);
+      if (resting) this.placement.setCapacity(serverId, resting, this.ctx.now());
     }
-    this.deps.events.emit('requeued', { factory: creation.factory, cause });
+    this.ctx.out.event('requeued', { factory: creation.factory, cause });
     if (creation.ticketIds.length === 0) this.forget(creation);
     else this.place(creation);
     this.drain();
   }
 
-  /** The server confirmed: the game exists, and every ticket in the creation is to be assigned to it. */
-  confirmed(creation: Creation, serverId: string, gameId: string): CreationOutcome {
-    if (!this.roster.addGame(serverId, gameId, creation.factory)) {
-      this.takeBack(creation, 'failed');
-      return { kind: 'refused', problem: `game_id "${gameId}" is empty or already running` };
-    }
-    creation.cancelTimeout?.();
+  /** The server confirmed and the game runs: every ticket in the creation is to be assigned to it. */
+  confirmed(creation: Creation, serverId: string, gameId: string): CreationAssignments {
+    this.ctx.deadlines.delete(DeadlineKind.CreateTimeout, creation.requestId);
     this.inFlight.get(serverId)?.delete(creation.requestId);
     this.roster.creationSucceeded(serverId);
-    this.call(this.placement.confirm(serverId));
+    this.placement.confirm(serverId);
     this.positions.gameStarted();
     this.forget(creation);
     const serverEndpoint = this.roster.endpoint(serverId) ?? '';
-    return {
-      kind: 'created',
-      gameId,
-      assignments: creation.ticketIds.map((ticketId) => ({
-        ticketId,
-        assignment: {
-          gameId,
-          serverId,
-          serverEndpoint,
-          factory: creation.factory,
-          reservationToken: creation.token,
-          created: true,
-          map: creation.map,
-          region: creation.region,
-          team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
-        },
-      })),
-    };
+    return creation.ticketIds.map((ticketId) => ({
+      ticketId,
+      assignment: {
+        gameId,
+        serverId,
+        serverEndpoint,
+        factory: creation.factory,
+        reservationToken: creation.token,
+        created: true,
+        map: creation.map,
+        region: creation.region,
+        team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
+      },
+    }));
   }
 
   private forget(creation: Creation): void {
     this.creations.delete(creation.requestId);
     this.unmarkRideable(creation);
-    this.markWaiting(creation, false);
-    if (creation.stage === 'queued') this.call(this.placement.withdraw(creation.requestId));
+    if (creation.stage === 'queued') {
+      this.markWaiting(creation, false);
+      this.placement.withdraw(creation.requestId);
+    }
     creation.stage = 'done';
-    this.factoryMayBeIdle(creation.factory);
+    this.ctx.maybeIdle.add(creation.factory);
   }
 
   /**
@@ -284,6 +247,10 @@ export class GameCreations {
     for (const requestId of candidates) {
       const creation = this.creations.get(requestId)!;
       if (creation.capacity - creation.seats.length < ticket.playerIds.length) continue;
+      // A party that left a creation in flight keeps its seats (the server was told of them, and a
+      // creation taken back keeps them too); the same player back under a new ticket takes another
+      // creation, never a second seat in this one.
+      if (creation.seats.some((seat) => ticket.playerIds.includes(seat.playerId))) continue;
       creation.ticketIds.push(ticket.id);
       for (const playerId of ticket.playerIds) creation.seats.push({ playerId, team: 0, ticketId: ticket.id });
       this.book.place(ticket.id, requestId);
@@ -291,6 +258,8 @@ export class GameCreations {
       if (creation.stage === 'queued') {
         this.book.persist(ticket.id);
         this.reportPosition(ticket);
+      } else if (this.storeInFlight) {
+        this.book.persist(ticket.id);
       }
       return true;
     }
@@ -324,7 +293,7 @@ export class GameCreations {
     }
   }
 
-  /** Creations of `factory` that wait for a slot (this coordinator's, bounded per factory). */
+  /** Creations of `factory` (or of every factory) that wait for a slot. */
   waiting(factory?: string): number {
     if (factory !== undefined) return this.waitingByFactory.get(factory)?.size ?? 0;
     let n = 0;
@@ -336,48 +305,25 @@ export class GameCreations {
 
   /** New capacity (a server joined, a game ended, a slot came back): serve the queue now. */
   drain(): void {
-    if (this.draining) {
-      this.drainAgain = true;
-      return;
+    if (this.waitingByFactory.size === 0) return;
+    const { placed, retryAt } = this.placement.drain(this.ctx.now());
+    const moved = new Set<string>();
+    for (const p of placed) {
+      const creation = this.creations.get(p.requestId)!;
+      this.markWaiting(creation, false);
+      this.ctx.out.event('dequeued', { factory: creation.factory, waitedMs: this.ctx.now() - (creation.queuedAt ?? 0) });
+      moved.add(creation.factory);
+      this.dispatch(creation, p.serverId);
     }
-    this.draining = true;
-    this.placement.drain().then(
-      ({ placed, retryAt }) => {
-        const moved = new Set<string>();
-        for (const p of placed) {
-          const creation = this.creations.get(p.requestId);
-          if (!creation || creation.stage !== 'queued') {
-            this.call(this.placement.release(p.serverId));
-            continue;
-          }
-          moved.add(creation.factory);
-          this.dispatch(creation, p.serverId);
-        }
-        if (retryAt !== undefined) this.deps.timers.set(() => this.drain(), retryAt - this.deps.now());
-        for (const factory of moved) this.positions.refresh(factory);
-        this.drained();
-      },
-      (error: unknown) => {
-        this.deps.log.warn({ err: error }, 'draining the queue failed');
-        this.drained();
-      },
-    );
-  }
-
-  private drained(): void {
-    this.draining = false;
-    if (this.drainAgain) {
-      this.drainAgain = false;
-      this.drain();
-    }
+    if (retryAt !== undefined) this.ctx.deadlines.set(DeadlineKind.DrainRetry, '', retryAt);
+    for (const factory of moved) this.refresh(factory, POSITION_UPDATE_WINDOW);
   }
 
   /** Cooperative: tickets at the head of `factory`'s line, which newly opened seats may take. */
-  async queuedHead(factory: string): Promise<Ticket[]> {
+  queuedHead(factory: string): Ticket[] {
     if (this.waiting(factory) === 0) return [];
-    const requestIds = await this.placement.head(factory, QUEUED_MATCH_WINDOW);
     const tickets: Ticket[] = [];
-    for (const requestId of requestIds) {
+    for (const requestId of this.placement.head(factory, QUEUED_MATCH_WINDOW)) {
       const creation = this.creations.get(requestId);
       if (creation?.stage !== 'queued') continue;
       for (const ticketId of creation.ticketIds) tickets.push(this.book.get(ticketId)!);
@@ -387,17 +333,31 @@ export class GameCreations {
 
   /** Tells a ticket where it stands: its place in line, when it waits for a slot. */
   reportPosition(ticket: Ticket): void {
-    this.positions.report(ticket, ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined);
+    if (ticket.state.kind !== 'placing' || !ticket.listener) return;
+    const creation = this.creations.get(ticket.state.creationId);
+    if (creation?.stage !== 'queued') return;
+    const position = this.placement.position(creation.requestId);
+    if (position !== undefined) this.positions.tell(ticket.id, creation.requestId, position);
+  }
+
+  /** The first `count` places of `factory`'s line hear where they stand. */
+  private refresh(factory: string, count: number): void {
+    this.placement.head(factory, count).forEach((requestId, i) => {
+      const creation = this.creations.get(requestId);
+      if (creation?.stage !== 'queued') return;
+      for (const ticketId of creation.ticketIds) this.positions.tell(ticketId, requestId, i + 1);
+    });
+  }
+
+  /** The periodic refresh fell due: the head of every line hears where it stands, again while anyone waits. */
+  refreshPositions(): void {
+    for (const factory of this.waitingByFactory.keys()) this.refresh(factory, POSITION_REFRESH_WINDOW);
+    if (this.waitingByFactory.size > 0) this.positions.keepInformed();
   }
 
   /** Estimated wait for the next arrival in a factory's line (a retry hint). */
   estimatedWaitMs(factory: string): number {
     return this.positions.estimatedWaitMs(this.waiting(factory) + 1);
-  }
-
-  /** Logs a failed port call; the caller has nothing to wait for. */
-  private call(promise: Promise<unknown>): void {
-    promise.catch((error: unknown) => this.deps.log.warn({ err: error }, 'placement call failed'));
   }
 }
 

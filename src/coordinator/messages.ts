@@ -40,7 +40,7 @@ export type ServerEvent =
   | { readonly kind: 'gameClosed'; readonly gameId: string }
   | { readonly kind: 'gameEnded'; readonly gameId: string }
   | { readonly kind: 'capacityChanged'; readonly capacity: ServerCapacity }
-  /** A finished game's result for its factory's ladder (issue 12); `result.serverId` is the reporter. */
+  /** A finished game's result for its factory's ladder; `result.serverId` is the reporter. */
   | { readonly kind: 'gameResult'; readonly result: ReportedResult };
 
 /** Orders the coordinator sends a game server. */
@@ -92,7 +92,7 @@ export interface FindRequest {
   readonly latenciesMs: ReadonlyMap<string, number>;
   readonly preferredMaps: readonly string[];
   readonly vetoedMaps: readonly string[];
-  /** Who asks (issue 14): the ticket's owner when it opens, checked when it is resumed. Absent: trusted in-process caller. */
+  /** Who asks: the ticket's owner when it opens, checked when it is resumed. Absent: trusted in-process caller. */
   readonly caller?: Principal;
 }
 

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome } from '../coordinator/edges/index.js';
-import type { PlacementPort } from '../placement/index.js';
 
 /**
  * Prometheus metrics: counters and histograms follow the core's events (CoordinatorEvents);
@@ -11,7 +10,6 @@ import type { PlacementPort } from '../placement/index.js';
 export class CoordinatorMetrics {
   readonly registry = new Registry();
   private coordinator: CoordinatorView | undefined;
-  private placement: PlacementPort | undefined;
   private readonly finds: Counter<'factory' | 'outcome'>;
   private readonly refused: Counter<'code'>;
   private readonly timeToAssignment: Histogram<'factory'>;
@@ -74,13 +72,13 @@ export class CoordinatorMetrics {
     });
     this.limitRefusals = new Counter({
       name: 'gamefactory_limit_refusals_total',
-      help: 'Calls, messages or streams refused or closed by a limit (issue 14), by the limit\'s name in factories.yaml limits:',
+      help: 'Calls, messages or streams refused or closed by a limit, by the limit\'s name in factories.yaml limits:',
       labelNames: ['limit'],
       registers,
     });
     this.storeWriteFailures = new Counter({
       name: 'gamefactory_store_write_failures_total',
-      help: 'Ticket store (LMDB) writes that failed, by operation: those tickets would not survive a restart (issue 10)',
+      help: 'Ticket store (LMDB) writes that failed, by operation: those tickets would not survive a restart',
       labelNames: ['op'],
       registers,
     });
@@ -139,8 +137,8 @@ export class CoordinatorMetrics {
       registers,
       collect: (() => {
         const self = this;
-        return async function (this: Gauge) {
-          if (self.placement) this.set(await self.placement.freeSlots());
+        return function (this: Gauge) {
+          if (self.coordinator) this.set(self.coordinator.freeSlots());
         };
       })(),
     });
@@ -149,9 +147,8 @@ export class CoordinatorMetrics {
   }
 
   /** Reads gauges from `view` and counts what `events` report. */
-  attach(view: CoordinatorView, events: CoordinatorEvents, placement: PlacementPort): void {
+  attach(view: CoordinatorView, events: CoordinatorEvents): void {
     this.coordinator = view;
-    this.placement = placement;
     events.on('findFinished', (e) => this.findFinished(e.factory, e.outcome, e.elapsedMs));
     events.on('placed', (e) => this.placed(e.factory));
     events.on('requeued', (e) => this.requeued(e.factory, e.cause));
@@ -208,7 +205,7 @@ export class CoordinatorMetrics {
 
 /**
  * Serves GET /metrics on `host:port` (port 0: any free port); `routes` may answer other requests
- * first (the operator page, issue 16) by returning true.
+ * first (the operator page) by returning true.
  */
 export async function startMetricsServer(
   host: string,

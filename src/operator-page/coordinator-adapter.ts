@@ -2,7 +2,7 @@ import type { CoordinatorEvents, CoordinatorView } from '../coordinator/edges/in
 import type { FactorySnapshot, OperatorEvent, OperatorSource, ServerSnapshot } from './operator-source.js';
 
 /**
- * The one place the operator page meets the coordinator (issue 16): snapshots from the read-only
+ * The one place the operator page meets the coordinator: snapshots from the read-only
  * CoordinatorView, events from CoordinatorEvents. Nothing private is copied (no tickets, no
  * player ids).
  */

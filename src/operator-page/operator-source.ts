@@ -1,5 +1,5 @@
 /**
- * What the operator page reads from the coordinator (issue 16): a snapshot of factories and
+ * What the operator page reads from the coordinator: a snapshot of factories and
  * servers, pulled once a tick, and a stream of events for what snapshots cannot show (waits,
  * rates, match quality). Narrow on purpose: one adapter (coordinator-adapter.ts) builds it from
  * whatever the coordinator exposes. Nothing private crosses it: no tickets, tokens or player ids.

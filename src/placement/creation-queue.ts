@@ -7,7 +7,7 @@ export interface QueuedCreation<T> {
   readonly factory: string;
   readonly ticketId: string;
   readonly payload: T;
-  /** Sequence number; push it back with this to keep the request's place (DESIGN.md, "Placement"). */
+  /** Sequence number; push it back with this to keep the request's place: a creation taken back from a server returns at its original priority. */
   readonly priority: number;
 }
 

@@ -1,4 +1,4 @@
-/** Placement: which server gets a new game, and who waits for a slot (DESIGN.md, "Placement"). */
+/** Placement: which server gets a new game, and who waits for a slot (Battle.net talk, "Queueing and Distribution"). */
 export { SlotLedger, type ServerCapacity, type ServerPolicy, type ServerSlotsView } from './slot-ledger.js';
 export { StartRateBucket } from './start-rate-bucket.js';
 export { CreationQueue, type CreationQueueOptions, type QueuedCreation } from './creation-queue.js';
@@ -10,5 +10,4 @@ export {
 } from './apportion-policy.js';
 export { DecayingRate } from './decaying-rate.js';
 export { estimateWaitMs } from './wait-estimate.js';
-export type { Drained, Placement, PlacementPort } from './placement-port.js';
-export { InProcessPlacement } from './in-process-placement.js';
+export { Placement, type Drained, type Placed } from './placement.js';

@@ -3,7 +3,7 @@
  * binary search tree balanced by random node weights) whose nodes count their subtree.
  *
  * A plain FIFO array would give O(1) push/pop but O(n) position and removal, and a re-queued
- * ticket must go back ahead of later arrivals (DESIGN.md, "Placement"), so order is by key:
+ * ticket must go back ahead of later arrivals (it keeps its original priority), so order is by key:
  * (priority = sequence number, then arrival) rather than by insertion.
  */
 export interface OrderedTicket {

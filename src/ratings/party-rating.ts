@@ -1,7 +1,7 @@
 import type { PlayerRating, RatingSystem } from './rating-system.js';
 
 /**
- * A party's rating as one player (issue 12, "party: the composite of its members"). Glicko-2 uses
+ * A party's rating as one player: the composite of its members. Glicko-2 uses
  * INVERSUS's composite team, the average rating and deviation on the Glicko-2 scale (a linear map
  * of the displayed one, so averaging either is the same) with the average volatility; Elo and
  * TrueSkill use the members' mean and mean deviation. `games` is the least any member played, so a
@@ -28,7 +28,7 @@ export interface PartyScores {
  * Scores for a ticket on a rated factory: a score the game sends wins; a member without one is
  * scored from their rating (a new player from the system's initial rating), and the party's
  * window widens by the composite's uncertainty, so a new player is matched loosely and a settled
- * one tightly (issue 12, "Ratings drive matching").
+ * one tightly.
  */
 export function partyScores(
   system: RatingSystem,

@@ -28,7 +28,7 @@ export interface RecordedResult {
 }
 
 /**
- * The port for ratings, results and history (issue 12). Reads are synchronous (served from memory
+ * The port for ratings, results and history. Reads are synchronous (served from memory
  * or a memory-mapped store); writes resolve when durable. The embedded adapter is LMDB
  * (src/storage/lmdb-rating-store.ts); the distributed mode can put one in Redis.
  */

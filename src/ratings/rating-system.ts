@@ -1,5 +1,5 @@
 /**
- * The common face of the three rating systems (issue 12). Pure: a system is built from its
+ * The common face of the three rating systems. Pure: a system is built from its
  * ladder's config and turns one game's outcome into new ratings; no clock, no I/O.
  */
 

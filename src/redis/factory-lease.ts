@@ -1,4 +1,4 @@
-import { factoryKeys } from './keys.js';
+import { leaseKeys } from './keys.js';
 import { defineScripts, runScript, type RedisClient } from './script-set.js';
 
 export type LeaseKeys = (name: string) => { readonly lease: string; readonly fence: string };
@@ -6,10 +6,11 @@ export type LeaseKeys = (name: string) => { readonly lease: string; readonly fen
 export type LeaseAnswer = { readonly held: true; readonly token: number } | { readonly held: false; readonly retryInMs: number };
 
 /**
- * One matcher per factory at a time (issue 11): a lease per factory (`SET NX PX`) with a fencing
- * token (`INCR`). The holder passes its token to every write (ticket-propose, ticket-assign,
- * ticket-requeue-expired); a node that wakes from a pause past its lease holds an older token
- * than the new owner's, so those scripts refuse its writes.
+ * One holder at a time of what a lease names (the matcher today; a shard of factories each when
+ * they are split between owners): `SET NX PX` with a fencing token (`INCR`) per acquisition. The
+ * holder passes its token to every write (the relay's scripts check it with
+ * `includes/owner-fence`); a node that wakes from a pause past its lease holds an older token than
+ * the new owner's, so those scripts refuse its writes.
  */
 export class RedisFactoryLease {
   private constructor(
@@ -19,8 +20,8 @@ export class RedisFactoryLease {
     private readonly keysOf: LeaseKeys,
   ) {}
 
-  /** `keysOf` names a lease's keys; by default the factory's own (`gf:{<factory>}:lease`). */
-  static async open(client: RedisClient, nodeId: string, leaseMs: number, keysOf: LeaseKeys = factoryKeys): Promise<RedisFactoryLease> {
+  /** `keysOf` names a lease's keys; by default its own slot (`gf:{<name>}:lease`). */
+  static async open(client: RedisClient, nodeId: string, leaseMs: number, keysOf: LeaseKeys = leaseKeys): Promise<RedisFactoryLease> {
     if (!(leaseMs > 0)) throw new RangeError(`leaseMs must be > 0, got ${leaseMs}`);
     await defineScripts(client);
     return new RedisFactoryLease(client, nodeId, leaseMs, keysOf);

@@ -1,6 +1,6 @@
 /**
- * Key names. Every key of one factory carries the hash tag `{<factory>}`, so each script on a
- * factory touches one Redis Cluster slot; cross-factory state has a tag of its own.
+ * Key names. Every key of one lease carries a hash tag (`{<name>}`), so each script on it touches
+ * one Redis Cluster slot.
  */
 export const ROOT = 'gf';
 
@@ -10,26 +10,8 @@ function tag(name: string): string {
   return `{${name}}`;
 }
 
-export const factoryKeys = (factory: string) => {
-  const base = `${ROOT}:${tag(factory)}`;
-  return {
-    lease: `${base}:lease`,
-    fence: `${base}:fence`,
-    arrival: `${base}:arrival`,
-    intake: `${base}:intake`,
-    proposed: `${base}:proposed`,
-    ticketPrefix: `${base}:t:`,
-    ticket: (ticketId: string) => `${base}:t:${ticketId}`,
-  };
+/** A named lease and its fencing counter, side by side in one slot. */
+export const leaseKeys = (name: string) => {
+  const base = `${ROOT}:${tag(name)}`;
+  return { lease: `${base}:lease`, fence: `${base}:fence` };
 };
-
-export const nodeKeys = (nodeId: string) => {
-  const base = `${ROOT}:${tag(`node:${nodeId}`)}`;
-  return { orders: `${base}:orders`, orderIds: `${base}:order-ids` };
-};
-
-/** One slot for all players: claiming a whole party atomically needs its players side by side. */
-export const playerKeys = { live: `${ROOT}:{players}:live` };
-export const routeKeys = { servers: `${ROOT}:{routes}:servers` };
-/** The cluster-wide arrival counter (the ArrivalSequence port). */
-export const arrivalKeys = { global: `${ROOT}:{arrival}:seq` };

@@ -17,7 +17,7 @@ export type BindDecision =
   | { readonly kind: 'refuse'; readonly reason: string };
 
 /**
- * Start-up check (issue 14): development mode is plaintext with every caller trusted, fine on
+ * Start-up check: development mode is plaintext with every caller trusted, fine on
  * loopback, refused on a reachable address unless forced. Pure: the CLI logs and exits on it.
  */
 export function decideBind(request: BindRequest): BindDecision {

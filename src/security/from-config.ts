@@ -59,7 +59,7 @@ export interface GrpcSecurity {
 }
 
 /**
- * Everything the gRPC server needs for issue 14 from factories.yaml `security:`/`limits:`:
+ * Everything the gRPC server needs for security from factories.yaml `security:`/`limits:`:
  * credentials (hot reloaded), the token verifier, per-peer limits and the one interceptor that
  * applies authentication, roles and limits to every call. `insecure`: development mode (no
  * roles; limits still apply).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * `security:` in factories.yaml (issue 14). No secret sits in the file itself: keys and
+ * `security:` in factories.yaml. No secret sits in the file itself: keys and
  * certificates are paths, an HMAC secret comes from an environment variable. Leaving the section
  * out means development mode (plaintext, no roles), allowed on loopback only (dev-mode.ts).
  */

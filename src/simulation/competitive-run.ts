@@ -57,7 +57,7 @@ interface Party {
 }
 
 /**
- * One discrete-event run in simulated time (issue 13): sessions start as a Poisson process (the
+ * One discrete-event run in simulated time: sessions start as a Poisson process (the
  * daily curve thins it), a session's party queues, plays, and re-queues after each game with
  * probability 1 - 1/gamesMean. The queue is checked every checkMs. Outcomes come from true skills:
  * each player performs at trueSkill + N(0, performanceSd), a team at its mean, best team first.

@@ -24,7 +24,7 @@ export interface CooperativeSummary {
 }
 
 /**
- * The real CooperativeMatcher on simulated time (issue 13): solo players arrive (Poisson), pick
+ * The real CooperativeMatcher on simulated time: solo players arrive (Poisson), pick
  * values of the matchable attributes, reserve a seat in a matching open game or, when none has
  * room, start one (the server's CreateGame, without a server); they leave after an exponential
  * session and empty games end. Every minute of the second half the share of full games is sampled.

@@ -2,7 +2,7 @@ import type { SimPlayer } from './population.js';
 import type { PlayerRating, RatingSystem } from './rating-system-contract.js';
 
 /**
- * How far ratings are from the truth, by games played (issue 13's "within 2.5% of the rating range
+ * How far ratings are from the truth, by games played (the goal: "within 2.5% of the rating range
  * of their true rank"). At a snapshot the ladder is every player with at least one game; a player
  * whose true skill ranks k-th on it should hold the ladder's k-th rating, and their error is the
  * distance to that rating as a share of the ladder's rating range (max - min). Kept per games

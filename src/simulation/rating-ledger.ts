@@ -3,7 +3,7 @@ import type { PlayerRating, RatingSystem } from './rating-system-contract.js';
 import { RatingError } from './rating-error.js';
 
 /**
- * One rating system's view of a run (issue 13): every player's rating (by population index, so
+ * One rating system's view of a run: every player's rating (by population index, so
  * no string look-ups on the hot path), how far it is from the truth, and per simulated hour how
  * often the side this system rated higher won. Every system of a run rates the same games.
  */

@@ -1,2 +1,2 @@
-/** The rating systems the simulation runs are the production ones (src/ratings/, issue 12). */
+/** The rating systems the simulation runs are the production ones (src/ratings/). */
 export type { GameOutcome, PlayerRating, RatingSystem } from '../ratings/index.js';

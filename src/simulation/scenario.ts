@@ -3,7 +3,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 
 /**
- * A simulation scenario (issue 13): who plays (hidden true skills, regions, languages), how they
+ * A simulation scenario: who plays (hidden true skills, regions, languages), how they
  * arrive, how long they stay, and what to measure. parse -> validate, like factories.yaml.
  */
 const region = z.strictObject({
@@ -54,7 +54,7 @@ export const scenarioSchema = z.strictObject({
     })
     .default({ rates: [2, 20, 200], tickets: 20_000 }),
   /**
-   * The rating systems that rate every game of the day (issue 12's Elo, Glicko-2, TrueSkill), with
+   * The rating systems that rate every game of the day (Elo, Glicko-2, TrueSkill), with
    * the parameters of the config's ladder of that system (the factory's own first), else defaults.
    * matchOn: ladder = players are matched on the factory's ladder's ratings (as in production, a
    * ticket without a score), true-skill = on their hidden skill.

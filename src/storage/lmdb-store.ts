@@ -23,7 +23,7 @@ export class LmdbStore {
     this.tickets = new LmdbTicketStore(root, options.onWriteFailed);
   }
 
-  /** Ratings (issue 12) in the same environment; `standing` orders each ladder's board. */
+  /** Ratings in the same environment; `standing` orders each ladder's board. */
   openRatings(standing: (ladder: string, rating: PlayerRating) => number): LmdbRatingStore {
     return new LmdbRatingStore(this.root, standing);
   }
@@ -31,7 +31,7 @@ export class LmdbStore {
   static open(dataDir: string, options: LmdbStoreOptions = {}): LmdbStore {
     mkdirSync(dataDir, { recursive: true });
     // lmdb-js guesses "a file" from any extension in the path (so `mktemp -d`'s tmp.XXXX or
-    // ./gamefactory.d failed and left a stray -lock file beside it, issue 10): say it is a directory.
+    // ./gamefactory.d failed and left a stray -lock file beside it): say it is a directory.
     return new LmdbStore(open({ path: dataDir, noSubdir: false, compression: false, maxDbs: 8 }), options);
   }
 

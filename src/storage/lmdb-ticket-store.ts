@@ -13,7 +13,7 @@ interface StoredTicket {
   };
   readonly createdAt: number;
   readonly arrival: number;
-  /** Who may cancel or resume it (issue 14); absent in records written before it. */
+  /** Who may cancel or resume it; absent in records written before it. */
   readonly owner?: TicketOwner;
 }
 
@@ -29,7 +29,7 @@ export type WriteFailureHandler = (op: TicketWriteOp, error: Error, ticketId: st
  * Waiting tickets in LMDB, keyed by ticket id, so a restarted coordinator gives retrying clients
  * their original place. Writes are asynchronous (LMDB batches them into one transaction); the
  * caller does not wait, but a failed write is counted and reported, never an unhandled rejection
- * (which would end the process, issue 10 defect 6).
+ * (which would end the process).
  */
 export class LmdbTicketStore implements TicketStore {
   private readonly db: Database<StoredTicket, string>;

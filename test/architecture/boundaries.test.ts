@@ -53,10 +53,25 @@ describe('the layout', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('transport, metrics and stats read the core through its edges, never the Coordinator class', () => {
-    const edgeDirs = ['src/transport', 'src/metrics'].map((d) => join(ROOT, d));
+  it('transport, metrics, the operator page and stats read the core through its edges, never the core itself', () => {
+    const edgeDirs = ['src/transport', 'src/metrics', 'src/operator-page'].map((d) => join(ROOT, d));
     const offenders = [...edgeDirs.flatMap(sources), join(ROOT, 'src/coordinator/stats-query.ts')]
-      .filter((f) => imports(f).some((i) => /coordinator\/coordinator\.js$|\.\/coordinator\.js$/.test(i)))
+      .filter((f) => imports(f).some((i) => /coordinator-core\.js$|\/app\/core-host\.js$/.test(i)))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('the core does no I/O: nothing under src/coordinator imports a transport, a store, Redis, node: modules or the edge', () => {
+    const offenders = sources(join(ROOT, 'src/coordinator'))
+      .filter((f) => imports(f).some((i) => /^node:|@grpc|ioredis|lmdb|prom-client|\/transport\/|\/storage\/|\/redis\/|\/app\/|\/metrics\//.test(i)))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  it('the core schedules nothing: no timer, microtask or promise under src/coordinator (ports.ts holds the real timers of the edge)', () => {
+    const offenders = sources(join(ROOT, 'src/coordinator'))
+      .filter((f) => rel(f) !== 'src/coordinator/ports.ts')
+      .filter((f) => /\bset(Timeout|Interval|Immediate)\(|queueMicrotask|\.then\(|\bawait\b|\basync\b|new Promise/.test(readFileSync(f, 'utf8')))
       .map(rel);
     expect(offenders).toEqual([]);
   });

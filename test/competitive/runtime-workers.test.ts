@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { solveSlice, type SliceResult, type SliceSolver, type SliceTask } from '../../src/competitive/index.js';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
 import type { FindRequest } from '../../src/coordinator/messages.js';
-import { silentLog } from '../../src/coordinator/ports.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
-import { ManualTimers, RecordingChannel, RecordingListener, settle } from '../coordinator/fixture.js';
+import { ManualTimers, RecordingChannel, RecordingListener, settle, testCore } from '../coordinator/fixture.js';
 
 /** Holds slices until released, so the test decides what happens while a batch is out. */
 class HeldSolver implements SliceSolver {
@@ -40,13 +37,7 @@ factories:
 function setup(solver: SliceSolver) {
   const timers = new ManualTimers();
   const config = parseConfig(YAML);
-  let id = 0;
-  const coordinator = new Coordinator(
-    config,
-    { now: () => timers.now, timers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog, sliceSolver: solver },
-    new InProcessPlacement(config.placement.policy, () => timers.now),
-    [],
-  );
+  const coordinator = testCore(config, timers, { workers: solver });
   const channel = new RecordingChannel();
   coordinator.connectServer(
     { serverId: 's1', endpoint: 's1:7777', attributes: new Map(), templates: [], capacity: { maxGames: 100_000, maxStartsPerSecond: 0 }, runningGames: [] },

@@ -25,8 +25,8 @@ export const orderDeliveryCases: readonly ContractCase<OrderDelivery>[] = [
       const delivery = await make();
       const s1: ServerOrder[] = [];
       const s2: ServerOrder[] = [];
-      await delivery.attach('s1', (o) => s1.push(o));
-      await delivery.attach('s2', (o) => s2.push(o));
+      await delivery.attach('s1', { send: (o) => s1.push(o) });
+      await delivery.attach('s2', { send: (o) => s2.push(o) });
       expect(await delivery.deliver('s1', { orderId: 'o1', order: reserve('x') })).toBe('delivered');
       await eventually(() => expect(s1).toEqual([reserve('x')]));
       expect(s2).toEqual([]);
@@ -37,7 +37,7 @@ export const orderDeliveryCases: readonly ContractCase<OrderDelivery>[] = [
     async run(make) {
       const delivery = await make();
       const got: ServerOrder[] = [];
-      await delivery.attach('s1', (o) => got.push(o));
+      await delivery.attach('s1', { send: (o) => got.push(o) });
       await delivery.deliver('s1', { orderId: 'o1', order: reserve('x') });
       expect(await delivery.deliver('s1', { orderId: 'o1', order: reserve('x') })).toBe('duplicate');
       await delivery.deliver('s1', { orderId: 'o2', order: reserve('y') });
@@ -57,9 +57,9 @@ export const orderDeliveryCases: readonly ContractCase<OrderDelivery>[] = [
       const delivery = await make();
       const old: ServerOrder[] = [];
       const fresh: ServerOrder[] = [];
-      const oldSink = (o: ServerOrder) => old.push(o);
+      const oldSink = { send: (o: ServerOrder) => old.push(o) };
       await delivery.attach('s1', oldSink);
-      await delivery.attach('s1', (o) => fresh.push(o));
+      await delivery.attach('s1', { send: (o) => fresh.push(o) });
       await delivery.detach('s1', oldSink);
       expect(await delivery.deliver('s1', { orderId: 'o1', order: reserve('x') })).toBe('delivered');
       await eventually(() => expect(fresh).toHaveLength(1));
@@ -70,7 +70,7 @@ export const orderDeliveryCases: readonly ContractCase<OrderDelivery>[] = [
     name: 'after detach the server is unreachable',
     async run(make) {
       const delivery = await make();
-      const sink = () => {};
+      const sink = { send: () => {} };
       await delivery.attach('s1', sink);
       await delivery.detach('s1', sink);
       expect(await delivery.deliver('s1', { orderId: 'o1', order: reserve('x') })).toBe('unreachable');

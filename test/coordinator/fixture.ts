@@ -1,16 +1,21 @@
+import { buildCore, coreEnvironment, type CoreEnvironment, type CorePlace } from '../../src/app/build-core.js';
 import { valueKey, type AttributeSet } from '../../src/attributes/attribute-value.js';
+import type { CoordinatorConfig } from '../../src/config/config.js';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
 import type { FindRequest, ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../src/coordinator/messages.js';
 import { silentLog, type TicketRecord, type TicketStore, type Timers } from '../../src/coordinator/ports.js';
 import type { MatchmakingError } from '../../src/errors/index.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
 
 /** Timers on a manual clock: nothing happens until the test advances time. */
 export class ManualTimers implements Timers {
   now = 1_000_000;
   private tasks: { at: number; seq: number; fn: () => void }[] = [];
   private seq = 0;
+
+  /** Timers set and not yet run or cancelled. */
+  get pending(): number {
+    return this.tasks.length;
+  }
 
   set(fn: () => void, ms: number): () => void {
     const task = { at: this.now + Math.max(0, ms), seq: this.seq++, fn };
@@ -20,7 +25,7 @@ export class ManualTimers implements Timers {
     };
   }
 
-  /** Moves the clock forward, running what falls due in time order (and settling promises between). */
+  /** Moves the clock forward, running what falls due in time order (and settling promises between: a result write answers on a later microtask). */
   async advance(ms: number): Promise<void> {
     const until = this.now + ms;
     for (;;) {
@@ -36,8 +41,22 @@ export class ManualTimers implements Timers {
   }
 }
 
-/** Lets the in-process placement port's promises resolve. */
+/** Lets the answers of asynchronous effects (a rating store's write, worker threads) come back in. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A core built the way the process builds it (buildCore), on manual timers, with sequential ids
+ * and a fixed random: what the old tests called `new Coordinator(config, deps, placement, restored)`.
+ */
+export function testCore(
+  config: CoordinatorConfig,
+  timers: ManualTimers,
+  options: Partial<CoreEnvironment> & { store?: TicketStore; restored?: readonly TicketRecord[]; place?: CorePlace } = {},
+) {
+  let id = 0;
+  const environment = coreEnvironment(config, { now: () => timers.now, timers, log: silentLog, newId: () => `id${++id}`, random: () => 0.5, ...options });
+  return buildCore(config, environment, { store: options.store, restored: options.restored, ...options.place });
+}
 
 export class RecordingChannel implements ServerChannel {
   readonly orders: ServerOrder[] = [];
@@ -94,13 +113,7 @@ factories:
 export function setup(yaml = SOLO, restored: TicketRecord[] = [], store = new MemoryStore()) {
   const timers = new ManualTimers();
   const config = parseConfig(yaml);
-  let id = 0;
-  const coordinator = new Coordinator(
-    config,
-    { now: () => timers.now, timers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog, store },
-    new InProcessPlacement(config.placement.policy, () => timers.now),
-    restored,
-  );
+  const coordinator = testCore(config, timers, { store, restored });
   const connect = (serverId: string, maxGames: number) => {
     const channel = new RecordingChannel();
     coordinator.connectServer(

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
 import type { FindRequest, ServerOrder } from '../../src/coordinator/messages.js';
-import { silentLog } from '../../src/coordinator/ports.js';
 import { ladderStanding, ratedLadders } from '../../src/coordinator/results/game-results.js';
 import { RESULT_RETENTION_MS } from '../../src/coordinator/servers/finished-games.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
 import { InMemoryRatingStore, partyScores, ratingSystem } from '../../src/ratings/index.js';
 import type { PlayerRating } from '../../src/ratings/rating-system.js';
 import { rateResult, type ReportedResult } from '../../src/ratings/result-rules.js';
-import { ManualTimers, RecordingChannel, RecordingListener, settle } from './fixture.js';
+import { ManualTimers, RecordingChannel, RecordingListener, settle, testCore } from './fixture.js';
 
 /** Issue 12 in the core: results checked against the games it knows, and ratings standing in for scores. */
 const YAML = `
@@ -39,12 +36,7 @@ function setup() {
   const timers = new ManualTimers();
   const config = parseConfig(YAML);
   const store = new InMemoryRatingStore(ladderStanding(ratedLadders(config.ladders)));
-  let id = 0;
-  const coordinator = new Coordinator(
-    config,
-    { now: () => timers.now, timers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog, ratings: store },
-    new InProcessPlacement(config.placement.policy, () => timers.now),
-  );
+  const coordinator = testCore(config, timers, { ratings: store });
   const channels = new Map<string, RecordingChannel>();
   const connect = (serverId: string) => {
     const channel = new RecordingChannel();

@@ -1,5 +1,5 @@
 /**
- * The multi-node mode on a 3-master Redis Cluster started by the test (issue 11: "Redis Cluster
+ * The multi-node mode on a 3-master Redis Cluster started by the test ("Redis Cluster
  * ready"): every relay key shares the hash tag `{relay}`, so each script, MULTI and MGET touches
  * one slot. Fill-up across nodes: servers on node A, players on node B.
  */

@@ -1,5 +1,5 @@
 /**
- * Several real coordinator processes sharing one real Redis (issue 11): fill-up across nodes,
+ * Several real coordinator processes sharing one real Redis: fill-up across nodes,
  * FIFO across nodes, kill -9 of the matcher owner under load, a paused owner's stale writes,
  * a client resuming on another node, a Redis restart with AOF, a dead node's server that never
  * comes back.

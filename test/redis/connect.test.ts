@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectRedis, redisReady } from '../../src/redis/connect.js';
-import { RedisPlacement } from '../../src/redis/redis-placement.js';
+import { RedisFactoryLease } from '../../src/redis/factory-lease.js';
 import { hasRedis } from './redis-targets.js';
 import { RedisCluster, RedisServer } from './redis-server.js';
 
@@ -16,15 +16,17 @@ describe('connectRedis', () => {
     const client = connectRedis(first.url);
     try {
       await redisReady(client);
-      const placement = await RedisPlacement.open({ client, policy: 'fill', now: () => 0 });
-      await placement.addServer('s', ['f'], { maxGames: 3, maxStartsPerSecond: 0 }, 0);
+      const lease = await RedisFactoryLease.open(client, 'node-a', 60_000);
+      const held = (await lease.acquire('matcher')) as { held: true; token: number };
+      expect(held.held).toBe(true);
       await first.kill('SIGKILL');
-      await expect(placement.freeSlots('f')).rejects.toThrow();
+      await expect(lease.acquire('matcher')).rejects.toThrow();
       const second = await RedisServer.start({ appendfsync: 'always', dir: first.dir, port: first.port });
       try {
         await redisReady(client);
-        expect(await placement.freeSlots('f')).toBe(3);
-        expect(await placement.place('f', 'r', 1)).toEqual({ serverId: 's' }); // scripts reloaded after NOSCRIPT
+        // The lease survived (AOF) and is still ours; the script was reloaded after NOSCRIPT.
+        expect(await lease.acquire('matcher')).toEqual(held);
+        expect(await lease.renew('matcher', held.token)).toBe(true);
       } finally {
         await second.stop();
       }
@@ -40,9 +42,9 @@ describe('connectRedis', () => {
     const client = connectRedis(`redis-cluster://${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`);
     try {
       await redisReady(client);
-      const placement = await RedisPlacement.open({ client, policy: 'fill', now: () => 0 });
-      await placement.addServer('s', ['f'], { maxGames: 2, maxStartsPerSecond: 0 }, 0);
-      expect(await placement.freeSlots()).toBe(2);
+      // Leases on different names land on different slots, hence masters: each must answer.
+      const lease = await RedisFactoryLease.open(client, 'node-a', 60_000);
+      for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) expect((await lease.acquire(name)).held).toBe(true);
     } finally {
       client.disconnect();
       await cluster.stop();

@@ -1,25 +1,33 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisPlayerIndex } from '../../src/redis/player-index.js';
-import { RedisTicketBook } from '../../src/redis/ticket-book.js';
+import { RedisFactoryLease } from '../../src/redis/factory-lease.js';
+import { relayKeys } from '../../src/redis/relay/relay-keys.js';
+import { runScript } from '../../src/redis/script-set.js';
 import { hasRedis } from './redis-targets.js';
 import { RedisServer } from './redis-server.js';
 
+/** What a matcher owner writes for a waiting ticket (fenced), and the fencing counter it holds. */
+async function ownerWrites(client: Redis): Promise<number> {
+  const lease = await RedisFactoryLease.open(client, 'node-a', 60_000, () => ({ lease: relayKeys.lease, fence: relayKeys.fence }));
+  const answer = await lease.acquire('matcher');
+  if (!answer.held) throw new Error('the lease should be free');
+  expect(await runScript<number>(client, 'gfRelayRecord', [relayKeys.fence, relayKeys.tickets], [answer.token, 't1', '{"arrival":1}'])).toBe(1);
+  return answer.token;
+}
+
 describe('Redis restart', () => {
-  it('with AOF (appendfsync always), an acknowledged ticket and player claim survive kill -9 of redis-server', async (ctx) => {
+  it('with AOF (appendfsync always), a ticket the owner stored and its fencing token survive kill -9 of redis-server', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const first = await RedisServer.start({ appendfsync: 'always' });
     let client = new Redis(first.port, '127.0.0.1');
-    await (await RedisTicketBook.open(client)).intake('duel', 't1', 'payload');
-    expect(await (await RedisPlayerIndex.open(client)).claim('t1', ['alice'])).toBeUndefined();
+    const token = await ownerWrites(client);
     client.disconnect();
     await first.kill('SIGKILL');
     const second = await RedisServer.start({ appendfsync: 'always', dir: first.dir, port: first.port });
     client = new Redis(second.port, '127.0.0.1');
     try {
-      const book = await RedisTicketBook.open(client);
-      expect(await book.intake('duel', 't1', 'payload')).toEqual({ created: false, state: 'waiting', priority: 1, assignment: undefined });
-      expect(await (await RedisPlayerIndex.open(client)).holder('alice')).toBe('t1');
+      expect(await client.hget(relayKeys.tickets, 't1')).toBe('{"arrival":1}');
+      expect(Number(await client.get(relayKeys.fence))).toBe(token);
     } finally {
       client.disconnect();
       await second.stop();
@@ -27,17 +35,18 @@ describe('Redis restart', () => {
     }
   });
 
-  it('without persistence, a restart forgets everything (what docs/scale-out.md warns about)', async (ctx) => {
+  it('without persistence, a restart forgets everything, the fencing counter too (what docs/scale-out.md warns about)', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const first = await RedisServer.start();
     let client = new Redis(first.port, '127.0.0.1');
-    await (await RedisTicketBook.open(client)).intake('duel', 't1', 'payload');
+    await ownerWrites(client);
     client.disconnect();
     await first.kill('SIGKILL');
     const second = await RedisServer.start({ dir: first.dir, port: first.port });
     client = new Redis(second.port, '127.0.0.1');
     try {
-      expect(await (await RedisTicketBook.open(client)).state('duel', 't1')).toBeUndefined();
+      expect(await client.hget(relayKeys.tickets, 't1')).toBeNull();
+      expect(await client.get(relayKeys.fence)).toBeNull();
     } finally {
       client.disconnect();
       await second.stop();

@@ -6,11 +6,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findGameRequest } from '../support/find-game.js';
 import { parseConfig } from '../../src/config/load.js';
-import { Coordinator } from '../../src/coordinator/coordinator.js';
+import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import { realTimers, silentLog } from '../../src/coordinator/ports.js';
 import { GameServerLinkClient, GameServerLinkService, type CoordinatorMessage, type ServerMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerClient, MatchmakerService, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
-import { InProcessPlacement } from '../../src/placement/index.js';
 import { tlsServerCredentials } from '../../src/security/credentials/tls-credentials.js';
 import { securityInterceptor } from '../../src/security/interceptor/security-interceptor.js';
 import type { LimitEvent } from '../../src/security/limits/limit-events.js';
@@ -61,11 +60,7 @@ beforeAll(async () => {
   eu2 = issue(dir, ca, 'eu-2', { commonName: 'eu-2' });
   const config = parseConfig(YAML);
   const now = () => Date.now();
-  const coordinator = new Coordinator(
-    config,
-    { now, timers: realTimers, newId: randomUUID, random: Math.random, log: silentLog, store: new MemoryStore() },
-    new InProcessPlacement(config.placement.policy, now),
-  );
+  const coordinator = buildCore(config, coreEnvironment(config, { now, timers: realTimers, log: silentLog, newId: randomUUID }), { store: new MemoryStore() });
   server = new Server({
     interceptors: [
       securityInterceptor({

@@ -1,10 +1,9 @@
 import { valueKey, type ValueKey } from '../../../src/attributes/attribute-value.js';
 import { parseConfig } from '../../../src/config/load.js';
-import { Coordinator } from '../../../src/coordinator/coordinator.js';
-import type { FindRequest, ServerChannel, TicketListener } from '../../../src/coordinator/messages.js';
+import { buildCore, coreEnvironment } from '../../../src/app/build-core.js';
+import type { FindRequest, ServerChannel, TicketListener, TicketUpdate } from '../../../src/coordinator/messages.js';
 import { silentLog, type Timers } from '../../../src/coordinator/ports.js';
 import { FactoryRegistry } from '../../../src/factories/factory-registry.js';
-import { InProcessPlacement } from '../../../src/placement/index.js';
 import { defineCase } from '../case.js';
 
 /**
@@ -45,11 +44,8 @@ factories:
     cooperative: { maxPlayers: 4, reservationMs: 600000 }
 `);
   let id = 0;
-  const coordinator = new Coordinator(
-    config,
-    { now: () => 0, timers: noTimers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog },
-    new InProcessPlacement('fill', () => 0),
-  );
+  // Built as the process builds it: the core, and the host that claims players and applies effects.
+  const coordinator = buildCore(config, coreEnvironment(config, { now: () => 0, timers: noTimers, newId: () => `id${++id}`, random: () => 0.5, log: silentLog }));
   const act = (k: number) => valueKey({ kind: 'int', value: BigInt(k % 8) });
   coordinator.connectServer(
     {
@@ -101,7 +97,7 @@ export default [
         vetoedMaps: [],
       };
       let gameId = '';
-      coordinator.find(request, { ...nullListener, update: (u) => u.kind === 'assigned' && (gameId = u.assignment.gameId) });
+      coordinator.find(request, { ...nullListener, update: (u: TicketUpdate) => u.kind === 'assigned' && (gameId = u.assignment.gameId) });
       // The player arrives and leaves again, so the game is back to one player.
       coordinator.onServerEvent('server', { kind: 'playerJoined', gameId, playerId });
       coordinator.onServerEvent('server', { kind: 'playerLeft', gameId, playerId });

@@ -31,7 +31,7 @@ export class LocalDelivery implements OrderDelivery {
     if (attached.delivered.size > REMEMBERED_ORDER_IDS) {
       attached.delivered.delete(attached.delivered.values().next().value!);
     }
-    attached.sink(order);
+    attached.sink.send(order);
     return 'delivered';
   }
 }

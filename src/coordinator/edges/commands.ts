@@ -2,8 +2,11 @@ import type { Principal } from '../../security/tokens/principal.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../messages.js';
 
 /**
- * What the transport may ask of the core: requests in. Answers go out through the listener and
- * channel it passes; state is read through CoordinatorView, happenings through CoordinatorEvents.
+ * What the transport may ask: requests in. Implemented by the edge that runs a core (CoreHost,
+ * which turns each call into an input of the core and applies the effects it returns: answers
+ * reach the listener and channel passed here) and by a cluster node's gateway (which relays each
+ * call to the matcher owner). State is read through CoordinatorView, happenings through
+ * CoordinatorEvents.
  */
 export interface CoordinatorCommands {
   /** FindGame. Throws MatchmakingError for a request that can never succeed as asked. */

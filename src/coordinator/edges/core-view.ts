@@ -1,6 +1,8 @@
 import type { FactoryRegistry } from '../../factories/factory-registry.js';
+import type { Placement } from '../../placement/index.js';
 import type { FactoryRuntime } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
+import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import { queryStats, type StatsAnswer, type StatsQuery } from '../stats-query.js';
 import type { ParkedTickets } from '../tickets/restored-tickets.js';
@@ -12,9 +14,11 @@ export class CoreView implements CoordinatorView {
   constructor(
     private readonly registry: FactoryRegistry<FactoryRuntime>,
     private readonly roster: ServerRoster,
+    private readonly games: RunningGames,
     private readonly book: TicketBook,
     private readonly creations: GameCreations,
     private readonly parked: ParkedTickets,
+    private readonly placement: Placement,
   ) {}
 
   ticket(ticketId: string): TicketSummary | undefined {
@@ -23,7 +27,7 @@ export class CoreView implements CoordinatorView {
   }
 
   gameServer(gameId: string): string | undefined {
-    return this.roster.game(gameId)?.serverId;
+    return this.games.get(gameId)?.serverId;
   }
 
   factoryNames(): string[] {
@@ -34,12 +38,16 @@ export class CoreView implements CoordinatorView {
     return this.creations.waiting(factory);
   }
 
+  freeSlots(): number {
+    return this.placement.freeSlots();
+  }
+
   servers(): ServerSummary[] {
     return [...this.roster.all()].map((s) => ({
       serverId: s.hello.serverId,
       endpoint: s.hello.endpoint,
       factories: s.factories,
-      games: s.games.size,
+      games: this.games.countOn(s.hello.serverId),
       starting: this.creations.inFlightCount(s.hello.serverId),
       capacity: this.roster.advertised(s.hello.serverId) ?? s.hello.capacity,
       backedOff: this.roster.resting(s.hello.serverId),
@@ -71,7 +79,7 @@ export class CoreView implements CoordinatorView {
     return {
       servers: this.roster.size,
       factories: this.registry.size,
-      games: this.roster.gameCount,
+      games: this.games.count,
       tickets: this.book.size,
       ticketsByState: this.book.countsByState(),
       queued: this.creations.waiting(),

@@ -1,4 +1,4 @@
-import type { Log } from '../ports.js';
+import type { Log } from '../log.js';
 
 export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
 export type RequeueCause = 'timeout' | 'failed' | 'disconnected';

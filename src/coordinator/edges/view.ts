@@ -62,6 +62,8 @@ export interface CoordinatorView {
   factoryNames(): string[];
   /** Creations of this factory waiting for a slot. */
   queuedIn(factory: string): number;
+  /** Free game slots advertised by the servers. */
+  freeSlots(): number;
   servers(): ServerSummary[];
   /** Every live factory; `now` dates the open-slot statistics. */
   factories(now: number): FactorySummary[];

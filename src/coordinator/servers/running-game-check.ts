@@ -1,6 +1,6 @@
 import type { ServerHello, RunningGame } from '../messages.js';
 
-/** What a hello's running game must respect (issue 10, defect 9). */
+/** What a hello's running game must respect, so a server cannot re-announce a game that breaks the factory's rules or seats a player twice. */
 export interface RunningGameRules {
   /** The factory's game size: cooperative maxPlayers, competitive teams × teamSize. */
   maxPlayers(factory: string): number | undefined;

@@ -1,5 +1,6 @@
 import type { ServerCapacity } from '../../placement/index.js';
-import type { CoreDeps } from '../ports.js';
+import type { CoreContext } from '../core-context.js';
+import { DeadlineKind } from '../deadlines.js';
 
 /** After this many failed creations in a row a server gets a rest, doubling each time it fails again. */
 const FAILURES_BEFORE_BACKOFF = 3;
@@ -9,40 +10,35 @@ const MAX_BACKOFF_MS = 30_000;
 interface Breaker {
   advertised: ServerCapacity;
   failures: number;
-  cancelBackoff: (() => void) | undefined;
+  resting: boolean;
 }
 
 /**
  * A circuit breaker per game server: one that keeps failing or ignoring creations gets none for
  * a while (placement sees no free slots on it), so its requests go to healthy servers instead of
- * bouncing; after the rest it gets its advertised capacity back. Logged and counted.
+ * bouncing; after the rest it gets its advertised capacity back. Its answers say what placement
+ * should now see; the caller tells placement.
  */
 export class ServerBreakers {
   private readonly breakers = new Map<string, Breaker>();
 
-  constructor(
-    private readonly deps: CoreDeps,
-    /** Tells placement the capacity a server should be seen with. */
-    private readonly setCapacity: (serverId: string, capacity: ServerCapacity) => void,
-    /** A server came back from a rest: its slots are free again. */
-    private readonly recovered: () => void,
-  ) {}
+  constructor(private readonly ctx: CoreContext) {}
 
   add(serverId: string, capacity: ServerCapacity): void {
-    this.breakers.set(serverId, { advertised: capacity, failures: 0, cancelBackoff: undefined });
+    this.breakers.set(serverId, { advertised: capacity, failures: 0, resting: false });
   }
 
   remove(serverId: string): void {
-    this.breakers.get(serverId)?.cancelBackoff?.();
     this.breakers.delete(serverId);
+    this.ctx.deadlines.delete(DeadlineKind.BreakerRest, serverId);
   }
 
-  /** The server advertised a new capacity; placement hears of it now unless the server is resting. */
-  advertise(serverId: string, capacity: ServerCapacity): void {
+  /** The server advertised a new capacity: what placement should see now (undefined while it rests). */
+  advertise(serverId: string, capacity: ServerCapacity): ServerCapacity | undefined {
     const breaker = this.breakers.get(serverId);
-    if (!breaker) return;
+    if (!breaker) return undefined;
     breaker.advertised = capacity;
-    if (!breaker.cancelBackoff) this.setCapacity(serverId, capacity);
+    return breaker.resting ? undefined : capacity;
   }
 
   /** What the server advertised, whatever placement sees while it rests. */
@@ -52,7 +48,7 @@ export class ServerBreakers {
 
   /** Resting after repeated failures: placement sees no free slot on it. */
   resting(serverId: string): boolean {
-    return this.breakers.get(serverId)?.cancelBackoff !== undefined;
+    return this.breakers.get(serverId)?.resting ?? false;
   }
 
   succeeded(serverId: string): void {
@@ -60,18 +56,23 @@ export class ServerBreakers {
     if (breaker) breaker.failures = 0;
   }
 
-  failed(serverId: string): void {
+  /** A creation failed or timed out; answers the capacity placement should see if the server now rests. */
+  failed(serverId: string): ServerCapacity | undefined {
     const breaker = this.breakers.get(serverId);
-    if (!breaker || ++breaker.failures < FAILURES_BEFORE_BACKOFF || breaker.cancelBackoff) return;
+    if (!breaker || ++breaker.failures < FAILURES_BEFORE_BACKOFF || breaker.resting) return undefined;
     const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (breaker.failures - FAILURES_BEFORE_BACKOFF));
-    this.deps.log.warn({ serverId, failures: breaker.failures, backoffMs }, 'game server keeps failing creations; backing off');
-    this.deps.events.emit('serverBackedOff', { serverId, backoffMs });
-    this.setCapacity(serverId, { ...breaker.advertised, maxGames: 0 });
-    breaker.cancelBackoff = this.deps.timers.set(() => {
-      breaker.cancelBackoff = undefined;
-      if (this.breakers.get(serverId) !== breaker) return;
-      this.setCapacity(serverId, breaker.advertised);
-      this.recovered();
-    }, backoffMs);
+    this.ctx.out.warn({ serverId, failures: breaker.failures, backoffMs }, 'game server keeps failing creations; backing off');
+    this.ctx.out.event('serverBackedOff', { serverId, backoffMs });
+    breaker.resting = true;
+    this.ctx.deadlines.set(DeadlineKind.BreakerRest, serverId, this.ctx.now() + backoffMs);
+    return { ...breaker.advertised, maxGames: 0 };
+  }
+
+  /** The rest is over: the capacity placement should see again. */
+  rested(serverId: string): ServerCapacity | undefined {
+    const breaker = this.breakers.get(serverId);
+    if (!breaker?.resting) return undefined;
+    breaker.resting = false;
+    return breaker.advertised;
   }
 }

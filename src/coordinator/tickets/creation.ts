@@ -27,15 +27,14 @@ export interface Creation extends Omit<CreationPlan, 'ticketIds' | 'seats'> {
   readonly seats: { playerId: string; team: number; ticketId: string }[];
   /** Seats named in the CreateGame order; riders after it get a ReserveSeats once the game exists. */
   dispatchedSeats: number;
-  /** Orders sent so far: each attempt is a distinct order (an id OrderDelivery will not drop). */
+  /** Orders sent so far: each attempt is a distinct order (an id the edge will not drop as a repeat). */
   dispatches: number;
   readonly token: string;
-  /** placing: asking for a slot; queued: waiting in line; inflight: ordered on a server; done. */
-  stage: 'placing' | 'queued' | 'inflight' | 'done';
-  /** Queue sequence number: a creation taken back returns at this priority. */
-  priority: number | undefined;
+  /** queued: waiting in line; inflight: ordered on a server; done. */
+  stage: 'queued' | 'inflight' | 'done';
+  /** Queue priority: a creation taken back returns at this one. */
+  readonly priority: number;
   /** When it last joined the queue, for the wait-time metric. */
   queuedAt?: number;
   serverId: string | undefined;
-  cancelTimeout: (() => void) | undefined;
 }

@@ -1,15 +1,20 @@
 import { MatchmakingError } from '../../errors/index.js';
 import { TicketOwnership, type TicketOwner } from '../../security/roles/ticket-ownership.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import type { CoreContext } from '../core-context.js';
+import { DeadlineKind } from '../deadlines.js';
 import type { FindRequest } from '../messages.js';
-import type { CoreDeps, TicketRecord } from '../ports.js';
 import { fingerprint, type Ticket } from './ticket.js';
+import type { TicketRecord } from './ticket-record.js';
 
 export function ticketIdReused(ticketId: string): MatchmakingError {
   return new MatchmakingError('ALREADY_EXISTS', `ticket_id: "${ticketId}" is already used by a different request; choose a new ticket id`);
 }
 
-/** Only a ticket's owner may cancel or resume it (issue 14); a ticket without an owner, or a trusted caller, passes. */
+/**
+ * Only a ticket's owner may cancel or resume it, so one player cannot end or take over another's
+ * search; a ticket without an owner, or a trusted caller, passes.
+ */
 export function checkOwner(caller: Principal | undefined, owner: TicketOwner | undefined, ticketId: string, action: 'cancel' | 'resume'): void {
   if (!caller || !owner) return;
   if (!TicketOwnership.mayActOn(caller, owner)) {
@@ -23,23 +28,20 @@ export interface RestoredTicket {
 }
 
 /**
- * Tickets that survived a restart, until their client retries (then they open with their
- * original arrival) or their time to live ends (then they leave the store).
+ * Tickets that survived a restart (or a change of matcher owner), until their client retries
+ * (then they open with their original arrival) or their time to live ends (then they leave the
+ * store).
  */
 export class RestoredTickets {
-  private readonly waiting = new Map<string, RestoredTicket & { cancelExpiry: () => void }>();
+  private readonly waiting = new Map<string, RestoredTicket>();
+  private stopping = false;
 
   constructor(
-    private readonly deps: CoreDeps,
+    private readonly ctx: CoreContext,
     private readonly ttlMs: number,
     records: readonly TicketRecord[],
-    private readonly stopping: () => boolean,
   ) {
-    for (const record of records) {
-      const observed = deps.cluster.arrivals.observe(record.arrival);
-      if (observed instanceof Promise) observed.catch((error: unknown) => deps.log.warn({ err: error }, 'arrival sequence unreachable'));
-      this.putBack({ record, fingerprint: fingerprint(record.request) });
-    }
+    for (const record of records) this.putBack({ record, fingerprint: fingerprint(record.request) });
   }
 
   get size(): number {
@@ -53,23 +55,31 @@ export class RestoredTickets {
     if (entry.fingerprint !== fingerprint(request)) throw ticketIdReused(request.ticketId);
     checkOwner(request.caller, entry.record.owner, request.ticketId, 'resume');
     this.waiting.delete(request.ticketId);
-    entry.cancelExpiry();
+    this.ctx.deadlines.delete(DeadlineKind.RestoredExpiry, request.ticketId);
     return entry;
   }
 
   /** The retry was refused: the ticket waits for another until its time to live ends. */
   putBack(restored: RestoredTicket): void {
     const id = restored.record.request.ticketId;
-    const left = restored.record.createdAt + this.ttlMs - this.deps.now();
-    if (left <= 0) {
-      this.deps.store?.remove(id);
+    const endsAt = restored.record.createdAt + this.ttlMs;
+    if (endsAt <= this.ctx.now()) {
+      this.ctx.out.push({ kind: 'unstore', ticketId: id });
       return;
     }
-    const cancelExpiry = this.deps.timers.set(() => {
-      this.waiting.delete(id);
-      if (!this.stopping()) this.deps.store?.remove(id);
-    }, left);
-    this.waiting.set(id, { ...restored, cancelExpiry });
+    this.ctx.deadlines.set(DeadlineKind.RestoredExpiry, id, endsAt);
+    this.waiting.set(id, restored);
+  }
+
+  /** Its time to live ended before its client came back. */
+  expire(ticketId: string): void {
+    if (!this.waiting.delete(ticketId)) return;
+    if (!this.stopping) this.ctx.out.push({ kind: 'unstore', ticketId });
+  }
+
+  /** The process is going down: what the store holds stays as it is. */
+  beginShutdown(): void {
+    this.stopping = true;
   }
 
   /** Restored tickets of `factory` not yet retried, with an arrival before `arrival`. */

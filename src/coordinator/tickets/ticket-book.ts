@@ -1,6 +1,5 @@
-import type { PlayerIndex } from '../../cluster/ports.js';
+import type { CoreContext } from '../core-context.js';
 import type { Assignment, TicketListener } from '../messages.js';
-import type { Log, TicketStore } from '../ports.js';
 import type { EndReason, Ticket, TicketState, TicketStateKind } from './ticket.js';
 
 /** A move the book refuses: a bug in the caller, never a client's doing. */
@@ -16,20 +15,16 @@ type Fields = Omit<Ticket, 'state' | 'listener' | 'persisted'>;
 type Entry = { -readonly [K in keyof Ticket]: Ticket[K] };
 
 /**
- * The one owner of tickets (issue 10): every ticket, its state, its listener, whether it is
- * stored, and its players' claim in the PlayerIndex. Nothing else moves a ticket; a move from a
- * state that does not allow it throws IllegalTicketMove instead of overwriting.
+ * The one owner of tickets: every ticket, its state, its listener, whether it is stored. Nothing
+ * else moves a ticket; a move from a state that does not allow it throws IllegalTicketMove instead
+ * of overwriting. Storing a ticket and ending its claim on its players are effects of its moves.
  */
 export class TicketBook {
   private readonly tickets = new Map<string, Entry>();
   private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
   private stopping = false;
 
-  constructor(
-    private readonly players: PlayerIndex,
-    private readonly log: Log,
-    private readonly store: TicketStore | undefined,
-  ) {}
+  constructor(private readonly ctx: CoreContext) {}
 
   get(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
@@ -43,11 +38,11 @@ export class TicketBook {
     return { ...this.counts };
   }
 
-  /** A new ticket whose players the PlayerIndex has already given it. */
+  /** A new ticket whose players the edge has already claimed for it. */
   open(fields: Fields, initial: 'parked' | 'pooled', listener: TicketListener, persisted: boolean): Ticket {
     if (this.tickets.has(fields.id)) throw new IllegalTicketMove(fields.id, this.tickets.get(fields.id)!.state.kind, 'open');
-    // Written out, not spread: a spread here gave every ticket a hidden class of its own (issue 15
-    // heap profile: one V8 map per live ticket, megamorphic reads in every lookup).
+    // Written out, not spread: a spread here gave every ticket a hidden class of its own (a heap
+    // profile showed one V8 map per live ticket, and megamorphic reads in every lookup).
     const entry: Entry = {
       id: fields.id,
       request: fields.request,
@@ -120,22 +115,21 @@ export class TicketBook {
    */
   persist(ticketId: string): void {
     const entry = this.entry(ticketId);
-    if (entry.persisted || !this.store || this.stopping) return;
+    if (entry.persisted || this.stopping) return;
     entry.persisted = true;
-    this.store.save({ request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner });
+    this.ctx.out.push({ kind: 'store', record: { request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner } });
   }
 
   /**
    * The process is going down (drain, SIGTERM, stop): every waiting ticket is stored first, those
    * riding a game creation in flight too (they were never written), so a restarted coordinator
-   * gives each its place by arrival (issue 14); then what the store holds must survive as it is.
+   * gives each its place by arrival; then what the store holds must survive as it is.
    */
   beginShutdown(): number {
     let stored = 0;
-    for (const id of this.tickets.keys()) {
-      const entry = this.tickets.get(id)!;
+    for (const entry of this.tickets.values()) {
       if (entry.state.kind === 'assigned' || entry.persisted) continue;
-      this.persist(id);
+      this.persist(entry.id);
       stored++;
     }
     this.stopping = true;
@@ -145,12 +139,11 @@ export class TicketBook {
   private unpersist(entry: Entry): void {
     if (!entry.persisted || this.stopping) return;
     entry.persisted = false;
-    this.store?.remove(entry.id);
+    this.ctx.out.push({ kind: 'unstore', ticketId: entry.id });
   }
 
   private release(entry: Entry): void {
-    const released = this.players.release(entry.id, entry.playerIds);
-    if (released instanceof Promise) released.catch((error: unknown) => this.log.warn({ err: error, ticketId: entry.id }, 'releasing players failed'));
+    this.ctx.out.push({ kind: 'release', ticketId: entry.id, playerIds: entry.playerIds });
   }
 
   private entry(ticketId: string): Entry {

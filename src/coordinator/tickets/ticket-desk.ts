@@ -1,111 +1,94 @@
-import type { Eventually } from '../../cluster/ports.js';
-import { whenReady } from '../../cluster/ports.js';
-import type { CoordinatorConfig } from '../../config/config.js';
 import { MatchmakingError } from '../../errors/index.js';
 import type { FactoryRegistry } from '../../factories/factory-registry.js';
-import type { PlacementPort } from '../../placement/index.js';
+import { TicketOwnership } from '../../security/roles/ticket-ownership.js';
+import type { Principal } from '../../security/tokens/principal.js';
+import type { CoreContext } from '../core-context.js';
+import { DeadlineKind } from '../deadlines.js';
 import type { FindOutcome } from '../edges/events.js';
 import type { AdmitDecision, FactoryRuntime, SeatMatch } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
-import type { CoreDeps, TicketRecord } from '../ports.js';
-import type { Principal } from '../../security/tokens/principal.js';
+import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import type { ParkedTickets, RestoredTickets } from './restored-tickets.js';
 import { checkOwner, ticketIdReused } from './restored-tickets.js';
-import { ExpiryHeap } from './expiry-heap.js';
-import { TicketOwnership } from '../../security/roles/ticket-ownership.js';
 import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
+import type { TicketRecord } from './ticket-record.js';
 
 /** How long an assigned ticket is kept so a retry with its id gets the same assignment. */
 const ASSIGNED_RETENTION_MS = 30_000;
 
 /**
  * The ticket side of the core: FindGame, CancelFind and a stream going away come in here; the
- * factory's decision for each ticket is applied to the TicketBook, GameCreations and the
- * ServerRoster; updates go out through the ticket's listener and orders through the roster.
+ * factory's decision for each ticket is applied to the TicketBook, GameCreations and RunningGames;
+ * updates leave as effects for the ticket's listener, orders through the roster. The edge has
+ * claimed the ticket's players before a find comes in; it gives the arrival order too, unless the
+ * ticket was restored (then it keeps its own).
  */
 export class TicketDesk {
-  /** Each ticket's pending expiry (time to live while waiting, retention once assigned). */
-  private readonly expiries: ExpiryHeap;
   private stopping = false;
+  /** The last arrival number given: a new ticket's priority for a slot is the next one. */
+  private lastArrival: number;
 
   constructor(
-    private readonly config: CoordinatorConfig,
-    private readonly deps: CoreDeps,
+    private readonly ctx: CoreContext,
     private readonly registry: FactoryRegistry<FactoryRuntime>,
     private readonly book: TicketBook,
     private readonly roster: ServerRoster,
+    private readonly games: RunningGames,
     private readonly creations: GameCreations,
     private readonly restored: RestoredTickets,
     private readonly parked: ParkedTickets,
-    private readonly placement: PlacementPort,
-    /** A ticket ended: its factory may have nothing left waiting in it. */
-    private readonly factoryMayBeIdle: (factory: string) => void,
+    restoredRecords: readonly TicketRecord[],
+    /**
+     * Until then, a find for a factory no server serves yet waits for one instead of being
+     * refused: servers re-announce themselves right after a restart or a change of owner.
+     */
+    private readonly awaitServersUntil: number,
   ) {
-    this.expiries = new ExpiryHeap(deps.timers, deps.now, (ticketId) => this.expire(ticketId));
+    // Arrivals go on after the restored ones, so a retried ticket keeps its place ahead of new ones.
+    this.lastArrival = restoredRecords.reduce((last, r) => Math.max(last, r.arrival), 0);
   }
 
   beginShutdown(): void {
     this.stopping = true;
   }
 
-
   /**
    * FindGame: resumes the ticket with this id, or starts a new one. Throws MatchmakingError for a
-   * request that can never succeed as asked; everything after that is reported to `listener`.
+   * request that can never succeed as asked; everything after that goes to `listener`.
    */
   find(request: FindRequest, listener: TicketListener): void {
     const existing = this.book.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
     const restored = this.restored.take(request);
-    // A restored ticket may come back before the servers do: it waits for its factory.
-    const name = restored
-      ? this.registry.resolve(request.template, request.partition)
-      : this.registry.select(request.template, request.partition).name;
+    // A restored ticket may come back before the servers do, and so may any find while they
+    // reconnect after a start: it waits for its factory.
+    const name =
+      restored || this.ctx.now() < this.awaitServersUntil
+        ? this.registry.resolve(request.template, request.partition)
+        : this.registry.select(request.template, request.partition).name;
     const runtime = this.registry.get(name);
     try {
       runtime?.validate(request);
       for (const player of request.party) {
-        const gameId = this.roster.gameOf(player.playerId);
+        const gameId = this.games.gameOf(player.playerId);
         if (gameId !== undefined) {
           throw new MatchmakingError('FAILED_PRECONDITION', `party: player "${player.playerId}" is in game "${gameId}"; leave it before finding another`);
         }
       }
       const waiting = this.creations.waiting(name);
-      if (!restored && waiting >= this.config.placement.maxQueuedPerFactory) {
+      if (!restored && waiting >= this.ctx.config.placement.maxQueuedPerFactory) {
         throw new MatchmakingError('RESOURCE_EXHAUSTED', `${name}: ${waiting} requests already wait for a game server slot; retry later`, this.creations.estimatedWaitMs(name) || 1000);
       }
     } catch (error) {
       if (restored) this.restored.putBack(restored);
       throw error;
     }
-    const playerIds = request.party.map((p) => p.playerId);
-    // Cluster-wide: one live ticket per player, and the arrival that orders the queue. The
-    // in-process adapters answer at once; a shared store's answer arrives later, and then an
-    // error reaches the client through its listener instead of being thrown.
-    const opened = whenReady(this.deps.cluster.players.claim(request.ticketId, playerIds), (conflict) => {
-      if (conflict) {
-        if (restored) this.restored.putBack(restored);
-        throw new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`);
-      }
-      return whenReady(restored ? restored.record.arrival : this.deps.cluster.arrivals.next(), (arrival) =>
-        this.open(request, listener, name, restored?.record, arrival),
-      );
-    });
-    if (opened instanceof Promise) {
-      opened.catch((error: unknown) =>
-        listener.fail(error instanceof MatchmakingError ? error : new MatchmakingError('UNAVAILABLE', 'the cluster could not be reached; retry')),
-      );
-    }
-  }
-
-  private open(request: FindRequest, listener: TicketListener, name: string, restored: TicketRecord | undefined, arrival: number): void {
-    const runtime = this.registry.get(name);
-    const now = this.deps.now();
-    this.background(this.placement.recordDemand(name));
-    const createdAt = restored?.createdAt ?? now;
+    const now = this.ctx.now();
+    this.creations.recordDemand(name);
+    const createdAt = restored?.record.createdAt ?? now;
     const ticket = this.book.open(
       {
         id: request.ticketId,
@@ -114,16 +97,16 @@ export class TicketDesk {
         factory: runtime?.identity.name ?? name,
         playerIds: request.party.map((p) => p.playerId),
         createdAt,
-        arrival,
-        owner: restored ? restored.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
+        arrival: restored ? restored.record.arrival : ++this.lastArrival,
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
       },
       runtime ? 'pooled' : 'parked',
       listener,
       restored !== undefined,
     );
-    this.expireAfter(ticket.id, createdAt + this.config.placement.ticketTtlMs - now);
+    this.expireAt(ticket.id, createdAt + this.ctx.config.placement.ticketTtlMs);
     if (runtime) {
-      this.apply(ticket, runtime.admit(ticket));
+      this.admit(ticket, runtime);
     } else {
       this.parked.add(ticket);
       this.queuedAt(ticket, 0);
@@ -133,11 +116,16 @@ export class TicketDesk {
     if (state === 'pooled' || state === 'parked') this.book.persist(ticket.id);
   }
 
-  /** Applies a factory's answer to a ticket. */
+  /** A new or returning ticket: seats in an open game if one fits, else what its factory decides. */
+  private admit(ticket: Ticket, runtime: FactoryRuntime): void {
+    const seats = this.games.reserve(runtime, ticket);
+    if (seats) this.seat(ticket, seats);
+    else this.apply(ticket, runtime.admit(ticket));
+  }
+
+  /** Applies a factory's answer to a ticket no open game could take. */
   private apply(ticket: Ticket, decision: AdmitDecision): void {
     switch (decision.kind) {
-      case 'matched':
-        return this.seat(ticket, decision.seats);
       case 'pooled':
         return this.queuedAt(ticket, 0);
       case 'create':
@@ -146,9 +134,9 @@ export class TicketDesk {
     }
   }
 
-  /** Applies what a factory decided on its own clock. */
+  /** Seats reserved in an open game: the server hears of them and the ticket is assigned. */
   private seat(ticket: Ticket, seats: SeatMatch): void {
-    const game = this.roster.game(seats.gameId)!; // the matcher only knows running games
+    const game = this.games.get(seats.gameId)!; // the matcher only knows running games
     this.roster.send(game.serverId, {
       kind: 'reserveSeats',
       gameId: seats.gameId,
@@ -173,23 +161,18 @@ export class TicketDesk {
   offerSeats(factory: string): void {
     const runtime = this.registry.get(factory);
     if (runtime?.strategy !== 'cooperative' || this.creations.waiting(factory) === 0) return;
-    this.creations.queuedHead(factory).then(
-      (tickets) => {
-        for (const queued of tickets) {
-          const ticket = this.book.get(queued.id);
-          if (ticket?.state.kind !== 'placing') continue;
-          const seats = runtime.match(ticket);
-          if (!seats) continue;
-          this.creations.leave(ticket);
-          this.seat(ticket, seats);
-        }
-      },
-      (error: unknown) => this.deps.log.warn({ err: error, factory }, 'offering seats to the queue failed'),
-    );
+    for (const queued of this.creations.queuedHead(factory)) {
+      const ticket = this.book.get(queued.id);
+      if (ticket?.state.kind !== 'placing') continue;
+      const seats = this.games.reserve(runtime, ticket);
+      if (!seats) continue;
+      this.creations.leave(ticket);
+      this.seat(ticket, seats);
+    }
   }
 
   private queuedAt(ticket: Ticket, position: number): void {
-    ticket.listener?.update({ kind: 'queued', factory: ticket.factory, position, estimatedWaitMs: 0 });
+    this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position, estimatedWaitMs: 0 });
   }
 
   /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */
@@ -203,7 +186,7 @@ export class TicketDesk {
         this.finish(ticket, 'failed', error as MatchmakingError);
         continue;
       }
-      this.apply(this.book.pool(ticket.id), runtime.admit(ticket));
+      this.admit(this.book.pool(ticket.id), runtime);
     }
   }
 
@@ -213,10 +196,10 @@ export class TicketDesk {
     checkOwner(request.caller, ticket.owner, ticket.id, 'resume');
     const previous = this.book.listen(ticket.id, listener);
     if (previous && previous !== listener) {
-      previous.fail(new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
+      this.ctx.out.fail(previous, ticket.id, new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
     }
     const state = ticket.state;
-    if (state.kind === 'assigned') listener.update({ kind: 'assigned', assignment: state.assignment });
+    if (state.kind === 'assigned') this.ctx.out.update(listener, ticket.id, { kind: 'assigned', assignment: state.assignment });
     else if (state.kind === 'placing') this.creations.reportPosition(ticket);
     else this.queuedAt(ticket, 0);
   }
@@ -240,12 +223,12 @@ export class TicketDesk {
     if (ticket.state.kind !== 'assigned') this.finish(ticket, 'cancelled', undefined);
   }
 
-  private expireAfter(ticketId: string, ms: number): void {
-    this.expiries.set(ticketId, ms);
+  private expireAt(ticketId: string, at: number): void {
+    this.ctx.deadlines.set(DeadlineKind.TicketExpiry, ticketId, at);
   }
 
-  private expire(ticketId: string): void {
-    this.expiries.delete(ticketId);
+  /** The ticket's time to live (or an assigned ticket's retention) is over. */
+  expire(ticketId: string): void {
     const ticket = this.book.get(ticketId);
     if (!ticket) return;
     if (ticket.state.kind === 'assigned') {
@@ -257,23 +240,22 @@ export class TicketDesk {
 
   /** Ends a waiting ticket without an assignment and frees its players. */
   private finish(ticket: Ticket, outcome: Exclude<FindOutcome, 'assigned'>, error: MatchmakingError | undefined): void {
-    this.expiries.delete(ticket.id);
+    this.ctx.deadlines.delete(DeadlineKind.TicketExpiry, ticket.id);
     const state = ticket.state;
     this.parked.remove(ticket);
     if (state.kind === 'placing') {
       const repool = this.creations.leave(ticket);
       const runtime = this.registry.get(ticket.factory);
       for (const id of repool) {
-        const other = this.book.get(id);
-        if (other && runtime) this.apply(this.book.pool(id), runtime.admit(other));
+        if (this.book.get(id) && runtime) this.admit(this.book.pool(id), runtime);
       }
     } else {
       this.registry.get(ticket.factory)?.withdraw(ticket.id);
     }
     this.book.end(ticket.id, outcome as EndReason);
-    this.deps.events.emit('findFinished', { factory: ticket.factory, outcome, elapsedMs: this.deps.now() - ticket.createdAt });
-    if (error) ticket.listener?.fail(error);
-    this.factoryMayBeIdle(ticket.factory);
+    this.ctx.out.event('findFinished', { factory: ticket.factory, outcome, elapsedMs: this.ctx.now() - ticket.createdAt });
+    if (error) this.ctx.out.fail(ticket.listener, ticket.id, error);
+    this.ctx.maybeIdle.add(ticket.factory);
   }
 
   /** A ticket got its game: tell the client, and keep the ticket for retries a while. */
@@ -281,28 +263,12 @@ export class TicketDesk {
     const ticket = this.book.assign(ticketId, assignment);
     // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
     // finds a second, a 5-minute tail of finished tickets is what the heap would be made of.
-    this.expireAfter(ticketId, Math.min(ASSIGNED_RETENTION_MS, ticket.createdAt + this.config.placement.ticketTtlMs - this.deps.now()));
-    this.roster.seat(assignment.gameId, ticket.playerIds);
-    this.deps.events.emit('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.deps.now() - ticket.createdAt });
+    this.expireAt(ticketId, Math.min(this.ctx.now() + ASSIGNED_RETENTION_MS, ticket.createdAt + this.ctx.config.placement.ticketTtlMs));
+    this.ctx.out.event('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
     const listener = ticket.listener;
-    listener?.update({ kind: 'assigned', assignment });
+    this.ctx.out.update(listener, ticketId, { kind: 'assigned', assignment });
     // The call is answered: a retained ticket need not keep its stream's closures alive (a retry
     // brings its own listener).
-    if (listener && this.book.get(ticketId)?.listener === listener) this.book.listen(ticketId, undefined);
-  }
-
-  /** The factory a request names, or undefined if it names none. */
-  factoryOf(request: FindRequest): string | undefined {
-    try {
-      return this.registry.resolve(request.template, request.partition);
-    } catch {
-      return undefined;
-    }
-  }
-
-
-  /** Logs a failed port call; the caller has nothing to wait for. */
-  private background(value: Eventually<unknown>): void {
-    if (value instanceof Promise) value.catch((error: unknown) => this.deps.log.warn({ err: error }, 'port call failed'));
+    if (listener) this.book.listen(ticketId, undefined);
   }
 }

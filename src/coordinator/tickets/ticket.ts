@@ -27,9 +27,9 @@ export interface Ticket {
   readonly factory: string;
   readonly playerIds: readonly string[];
   readonly createdAt: number;
-  /** Global arrival order (ArrivalSequence), kept across restarts: the ticket's priority for a slot. */
+  /** Arrival order (the core's counter, after restored tickets), kept across restarts: its priority for a slot. */
   readonly arrival: number;
-  /** Who may cancel or resume it (issue 14); absent: anyone (a trusted in-process caller opened it). */
+  /** Who may cancel or resume it; absent: anyone (a trusted in-process caller opened it). */
   readonly owner: TicketOwner | undefined;
   /** Moved only by TicketBook. */
   readonly state: TicketState;

@@ -1,95 +1,94 @@
-import type { CoordinatorConfig } from '../../config/config.js';
-import { Coordinator } from '../../coordinator/coordinator.js';
-import { realTimers, type Log, type TicketRecord } from '../../coordinator/ports.js';
+import type { CorePlace } from '../../app/build-core.js';
+import type { CoreHost } from '../../app/core-host.js';
+import { LocalDelivery } from '../../cluster/in-process/index.js';
+import type { Log, TicketStore, Timers } from '../../coordinator/ports.js';
 import type { MatchmakingError } from '../../errors/index.js';
-import { InProcessPlacement } from '../../placement/index.js';
-import { RedisFactoryLease } from '../factory-lease.js';
-import type { RedisClient } from '../script-set.js';
-import type { StreamEntry } from '../stream-reply.js';
-import { entriesOfRead } from '../stream-reply.js';
-import { decode, encode, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
-import { OWNER_GROUP, relayKeys } from './relay-keys.js';
-import { FencedBatch } from './fenced-batch.js';
-import { RelayChannel, RelayListener } from './relay-endpoints.js';
-import { NodeHeartbeat } from './node-heartbeat.js';
-import { RelayTicketStore } from './relay-ticket-store.js';
+import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
+import { wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { RelayChannel, RelayListener, type Answering } from './relay-endpoints.js';
 
 export interface MatcherSeatOptions {
-  readonly config: CoordinatorConfig;
   readonly nodeId: string;
   readonly leaseMs: number;
   readonly log: Log;
-  readonly newId: () => string;
+  readonly now: () => number;
+  /** The lease's beat (every lease/3). */
+  readonly timers: Timers;
+  /** Builds the core when this node takes the matcher: the process's one builder, with its environment. */
+  readonly build: (place: CorePlace) => CoreHost;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
-  readonly onCore?: (core: Coordinator | undefined) => void;
+  readonly onCore?: (core: CoreHost | undefined) => void;
 }
 
-/** How long a dead node's unread answers and a kept assignment stay in Redis. */
-const OUT_KEPT_MS = 3_600_000;
+/** Inbox entries read at a time. */
+const READ_COUNT = 500;
 
 /**
- * The matcher owner. Every node competes for one lease (fencing token on each acquisition);
- * the holder runs the coordinator core, reads every node's requests from the inbox (consumer
- * group "owner", acknowledged once applied) and answers on each node's out stream. All its
- * writes are fenced scripts: after a pause past its lease, the first refused write makes it
- * step down. A new owner restores the waiting tickets, claims the old owner's unacknowledged
- * requests (XAUTOCLAIM) and goes on; servers re-announce through their nodes.
+ * The matcher owner. Every node competes for one lease (a fencing token per acquisition); the
+ * holder builds the core, reads every node's requests from the inbox (acknowledged once applied)
+ * and answers on each node's out stream. The writes of one step (a batch of requests and their
+ * ack, or a timer's, or a late answer's) go out in one `commit`: a new owner never finds requests
+ * acknowledged whose answers were not written, or a ticket gone whose assignment was not kept.
+ * Every write is fenced: after a pause past its lease, the first refused commit makes it step
+ * down; so does a commit that fails, since the core is then ahead of what Redis holds. A new
+ * owner restores the waiting tickets, claims the old owner's unacknowledged requests and goes on;
+ * servers re-announce through their nodes. Redis is behind an OwnerStore and time behind Timers,
+ * so a test drives the owner step by step (`keepLease`, `step`) and kills it between any two.
  */
-export class MatcherSeat {
+export class MatcherSeat implements Answering {
   private token: number | undefined;
-  private core: Coordinator | undefined;
+  private core: CoreHost | undefined;
+  /** The listener of each ticket's call, by ticket: kept until its last answer. */
   private readonly listeners = new Map<string, RelayListener>();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
-  /** The current owner term's writes; a new one per term, so a stale term's queue is never sent with a new token. */
-  private batch: FencedBatch | undefined;
+  /** The writes of the step being applied. */
+  private writes: OwnerWrite[] = [];
+  /** Applying a batch of the inbox: its steps' writes and its ack are committed together. */
+  private inInbox = false;
   private running = true;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private auto = false;
+  private cancelTick: (() => void) | undefined;
   private reading: Promise<void> = Promise.resolve();
 
-  private constructor(
-    private readonly client: RedisClient,
-    private readonly reader: RedisClient,
-    private readonly lease: RedisFactoryLease,
+  constructor(
+    private readonly store: OwnerStore,
     private readonly options: MatcherSeatOptions,
   ) {}
-
-  static async open(client: RedisClient, reader: RedisClient, options: MatcherSeatOptions): Promise<MatcherSeat> {
-    const lease = await RedisFactoryLease.open(client, options.nodeId, options.leaseMs, () => ({ lease: relayKeys.lease, fence: relayKeys.fence }));
-    const seat = new MatcherSeat(client, reader, lease, options);
-    seat.tick();
-    return seat;
-  }
 
   get owner(): boolean {
     return this.token !== undefined;
   }
 
+  /** Keeps the lease and reads the inbox on its own, until closed (a test calls keepLease and step itself). */
+  start(): void {
+    this.auto = true;
+    const tick = () => {
+      void this.keepLease().finally(() => {
+        if (this.running) this.cancelTick = this.options.timers.set(tick, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+      });
+    };
+    tick();
+  }
+
   async close(): Promise<void> {
     this.running = false;
-    clearTimeout(this.timer);
+    this.cancelTick?.();
     const token = this.token;
     this.stepDown('shutting down');
-    this.reader.disconnect();
+    this.store.interrupt();
     await this.reading;
-    if (token !== undefined) await this.lease.release('matcher', token).catch(() => false);
+    if (token !== undefined) await this.store.release(token).catch(() => undefined);
   }
 
-  /** Acquire or renew every lease/3. */
-  private tick(): void {
-    if (!this.running) return;
-    void this.keepLease().finally(() => {
-      if (this.running) this.timer = setTimeout(() => this.tick(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
-    });
-  }
-
-  private async keepLease(): Promise<void> {
+  /** Acquire or renew, once (every lease/3 when started). */
+  async keepLease(): Promise<void> {
     try {
       if (this.token === undefined) {
-        const answer = await this.lease.acquire('matcher');
+        const answer = await this.store.acquire();
         if (answer.held && this.running) await this.takeSeat(answer.token);
-      } else if (await this.lease.renew('matcher', this.token)) {
-        this.lastRenewed = Date.now();
+      } else if (await this.store.renew(this.token)) {
+        this.lastRenewed = this.options.now();
         const token = this.token;
         await this.claimIdle(token);
         await this.dropLapsedNodes(token);
@@ -98,55 +97,72 @@ export class MatcherSeat {
       }
     } catch (error) {
       // Redis unreachable: the lease runs out there too; stop acting once it surely has.
-      if (this.token !== undefined && Date.now() - this.lastRenewed > this.options.leaseMs) this.stepDown('redis unreachable past the lease');
+      if (this.token !== undefined && this.options.now() - this.lastRenewed > this.options.leaseMs) this.stepDown('redis unreachable past the lease');
       this.options.log.debug({ error: (error as Error).message }, 'matcher lease: redis call failed');
     }
   }
 
+  /** Reads one batch of requests (waiting up to `blockMs`) and applies it; returns how many. */
+  async step(blockMs: number): Promise<number> {
+    const token = this.token;
+    if (token === undefined) return 0;
+    const entries = await this.store.readInbox(READ_COUNT, blockMs);
+    if (this.token !== token) return 0; // stepped down while blocked: leave them to the next owner
+    await this.applyInbox(token, entries);
+    return entries.length;
+  }
+
   private async takeSeat(token: number): Promise<void> {
     this.token = token;
-    this.lastRenewed = Date.now();
-    const { config, log, newId } = this.options;
-    const restored = await RelayTicketStore.load(this.client);
-    this.batch = new FencedBatch(this.client, (what) => this.refused(what), log);
-    const store = new RelayTicketStore(this.batch, token);
-    const now = () => Date.now();
-    this.core = new Coordinator(config, { now, timers: realTimers, newId, random: Math.random, log, store }, new InProcessPlacement(config.placement.policy, now), restored);
-    log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
+    this.lastRenewed = this.options.now();
+    const restored = await this.store.loadTickets();
+    if (this.token !== token) return;
+    const store: TicketStore = {
+      save: (record) => this.write({ kind: 'record', ticketId: record.request.ticketId, record }),
+      remove: (ticketId) => this.write({ kind: 'record', ticketId, record: undefined }),
+    };
+    // Tickets riding a creation in flight are stored too: the step's commit carries them at no
+    // extra round trip, and a new owner then gives every acknowledged ticket its place back.
+    // Servers reconnect and re-announce within a watch beat (lease/3) of the fence moving: finds
+    // arriving before them wait, rather than being refused for want of a server.
+    this.core = this.options.build({
+      store,
+      restored,
+      orders: new LocalDelivery(),
+      storeInFlight: true,
+      afterStep: () => this.afterStep(),
+      awaitServersMs: 2 * this.options.leaseMs,
+    });
+    this.options.log.info({ node: this.options.nodeId, token, restoredTickets: restored.length }, 'this node now runs the matcher');
     this.options.onCore?.(this.core);
-    this.reading = this.readInbox(token);
+    // The previous owner's requests, read but never acknowledged: applied first, in order.
+    let cursor = '0-0';
+    do {
+      if (this.token !== token) return;
+      const page = await this.store.claimPending(0, cursor);
+      await this.applyInbox(token, page.entries);
+      cursor = page.next;
+    } while (cursor !== '0-0');
+    if (this.auto) this.reading = this.readLoop(token);
   }
 
   private stepDown(reason: string): void {
     if (this.token === undefined) return;
     this.options.log.warn({ node: this.options.nodeId, token: this.token, reason }, 'this node no longer runs the matcher');
     this.token = undefined;
+    this.writes = [];
     this.core?.beginShutdown();
+    this.core?.close();
     this.core = undefined;
     this.listeners.clear();
     this.channels.clear();
     this.options.onCore?.(undefined);
   }
 
-  private async readInbox(token: number): Promise<void> {
-    await this.client.xgroup('CREATE', relayKeys.inbox, OWNER_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
-      if (!e.message.startsWith('BUSYGROUP')) throw e;
-    });
-    // The previous owner's requests, read but never acknowledged: applied first, in order.
-    let cursor = '0-0';
-    do {
-      if (this.token !== token) return;
-      const [next, claimed] = (await this.client.call('XAUTOCLAIM', relayKeys.inbox, OWNER_GROUP, this.options.nodeId, 0, cursor, 'COUNT', 500)) as [string, StreamEntry[]];
-      await this.apply(claimed.filter((e) => e[1] !== null));
-      cursor = next;
-    } while (cursor !== '0-0');
+  private async readLoop(token: number): Promise<void> {
     while (this.token === token) {
       try {
-        const entries = entriesOfRead(
-          await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.options.nodeId, 'COUNT', 500, 'BLOCK', 5_000, 'STREAMS', relayKeys.inbox, '>'),
-        );
-        if (this.token !== token) return; // stepped down while blocked: leave them to the next owner
-        await this.apply(entries);
+        await this.step(5_000);
       } catch (error) {
         if (!this.running || this.token !== token) return;
         this.options.log.warn({ error: (error as Error).message }, 'matcher: reading the inbox failed; retrying');
@@ -157,11 +173,8 @@ export class MatcherSeat {
 
   /** Requests a stale owner read while it stepped down, never applied: ours once idle a lease. */
   private async claimIdle(token: number): Promise<void> {
-    const [, claimed] = (await this.client.call('XAUTOCLAIM', relayKeys.inbox, OWNER_GROUP, this.options.nodeId, this.options.leaseMs, '0-0', 'COUNT', 500)) as [
-      string,
-      StreamEntry[],
-    ];
-    if (this.token === token) await this.apply(claimed.filter((e) => e[1] !== null));
+    const page = await this.store.claimPending(this.options.leaseMs, '0-0');
+    await this.applyInbox(token, page.entries);
   }
 
   /**
@@ -174,7 +187,8 @@ export class MatcherSeat {
    */
   private async dropLapsedNodes(token: number): Promise<void> {
     const nodes = [...new Set([...this.channels.values()].map((c) => c.node))];
-    const lapsed = await NodeHeartbeat.lapsed(this.client, nodes);
+    if (nodes.length === 0) return;
+    const lapsed = await this.store.lapsed(nodes);
     const core = this.core;
     if (this.token !== token || core === undefined) return;
     for (const node of lapsed) {
@@ -187,21 +201,23 @@ export class MatcherSeat {
     }
   }
 
-  private async apply(entries: readonly StreamEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    for (const [, fields] of entries) {
-      try {
-        this.applyOne(decode<InboxMessage>(fields[1]!));
-      } catch (error) {
-        this.options.log.warn({ error: (error as Error).message }, 'matcher: a request failed');
+  /** Applies requests in order, then commits what they caused with their ack, together. */
+  private async applyInbox(token: number, entries: readonly InboxEntry[]): Promise<void> {
+    if (entries.length === 0 || this.token !== token) return;
+    this.inInbox = true;
+    try {
+      for (const entry of entries) {
+        try {
+          this.applyOne(entry.message);
+        } catch (error) {
+          this.options.log.warn({ error: (error as Error).message }, 'matcher: a request failed');
+        }
       }
+    } finally {
+      this.inInbox = false;
     }
-    const token = this.token;
-    const batch = this.batch;
-    if (token === undefined || batch === undefined) return;
-    // Acknowledged in the same MULTI as the answers they caused: both land, or neither.
-    batch.add('gfRelayAck', [relayKeys.fence, relayKeys.inbox, token, OWNER_GROUP, ...entries.map((e) => e[0])], 'inbox ack');
-    await batch.flush();
+    this.write({ kind: 'ack', entryIds: entries.map((e) => e.id) });
+    await this.commit();
   }
 
   private applyOne(message: InboxMessage): void {
@@ -211,6 +227,8 @@ export class MatcherSeat {
       case 'find': {
         const id = message.request.ticketId;
         let listener = this.listeners.get(id);
+        // The same node asking again (it resends its finds when the owner changes) keeps its
+        // listener, so the core does not cancel the call it is answering.
         if (listener?.node !== message.node) this.listeners.set(id, (listener = new RelayListener(this, message.node, id)));
         try {
           core.find(message.request, listener);
@@ -224,7 +242,9 @@ export class MatcherSeat {
         return;
       case 'abandon': {
         const listener = this.listeners.get(message.ticketId);
-        if (listener?.node === message.node) core.abandon(message.ticketId, listener);
+        if (listener?.node !== message.node) return;
+        this.listeners.delete(message.ticketId);
+        core.abandon(message.ticketId, listener);
         return;
       }
       case 'hello': {
@@ -235,10 +255,11 @@ export class MatcherSeat {
           // An order lost with the old node resolves as the core expects: a creation times out
           // and its tickets go back in line, a reservation is confirmed by the player joining.
           known.node = message.node;
+          known.conn = message.conn;
           this.options.log.info({ serverId: message.hello.serverId, node: message.node }, 'game server moved to another node');
           return;
         }
-        const channel = new RelayChannel(this, message.node, message.hello.serverId);
+        const channel = new RelayChannel(this, message.node, message.hello.serverId, message.conn);
         this.channels.set(message.hello.serverId, channel);
         try {
           core.connectServer(message.hello, channel);
@@ -268,24 +289,39 @@ export class MatcherSeat {
     }
   }
 
-  /** Redis refused a write of ours: another node took the matcher (we were paused past the lease). */
-  private refused(what: string): void {
-    this.options.log.warn({ node: this.options.nodeId, what }, 'a stale write was refused (fencing token)');
-    this.stepDown('stale token');
+  /** A step of the core was applied outside an inbox batch (a timer, a late answer): its writes go now. */
+  private afterStep(): void {
+    if (!this.inInbox) void this.commit();
   }
 
-  /** A fenced answer to a node; a refused one means another node owns the matcher now. */
-  answer(node: string, message: OutMessage): void {
+  private write(write: OwnerWrite): void {
+    if (this.token !== undefined) this.writes.push(write);
+  }
+
+  /** The step's writes, in one fenced transaction; a refusal or a failure ends this node's term. */
+  private async commit(): Promise<void> {
     const token = this.token;
-    if (token === undefined) return;
-    const keys = [relayKeys.fence, relayKeys.out(node)];
-    if (message.k === 'update' && message.update.kind === 'assigned') {
-      const ttl = this.options.config.placement.ticketTtlMs;
-      this.batch?.add('gfRelayAssign', [...keys, relayKeys.assigned(message.ticketId), token, encode(message), OUT_KEPT_MS, ttl], `answer to ${node}`);
-    } else {
-      this.batch?.add('gfRelaySend', [...keys, token, encode(message), OUT_KEPT_MS], `answer to ${node}`);
+    const writes = this.writes;
+    this.writes = [];
+    if (token === undefined || writes.length === 0) return;
+    try {
+      if ((await this.store.commit(token, writes)) === 'refused') {
+        this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
+        if (this.token === token) this.stepDown('stale token');
+      }
+    } catch (error) {
+      this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
+      if (this.token === token) this.stepDown('a step could not be written');
     }
   }
-}
 
-export type { TicketRecord };
+  /** The call a listener answered is over (assigned, or failed): the owner forgets its listener. */
+  answered(ticketId: string, listener: RelayListener): void {
+    if (this.listeners.get(ticketId) === listener) this.listeners.delete(ticketId);
+  }
+
+  /** A fenced answer to a node, written with the rest of its step. */
+  answer(node: string, message: OutMessage): void {
+    this.write({ kind: 'answer', node, message });
+  }
+}

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { CorePlace } from '../../app/build-core.js';
+import type { CoreHost } from '../../app/core-host.js';
 import type { CoordinatorConfig } from '../../config/config.js';
-import type { Coordinator } from '../../coordinator/coordinator.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { CoordinatorView } from '../../coordinator/edges/view.js';
-import type { Log } from '../../coordinator/ports.js';
+import { realTimers, type Log } from '../../coordinator/ports.js';
 import { connectRedis } from '../connect.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
+import { RedisGatewayStore } from './gateway-store.js';
 import { MatcherSeat } from './matcher-seat.js';
 import { MatcherView } from './matcher-view.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
+import { RedisOwnerStore } from './owner-store.js';
 import { RelayGateway } from './relay-gateway.js';
 
 export interface RedisNodeOptions {
@@ -19,14 +22,17 @@ export interface RedisNodeOptions {
   readonly leaseMs?: number;
   /** The node heartbeat's TTL, renewed every lease/3. Default: the lease (a dead node's servers leave the core within about 3 s). */
   readonly heartbeatMs?: number;
-  /** What the view shows while another node runs the matcher. */
-  readonly idleView: CoordinatorView;
+  /** Builds the core when this node takes the matcher (the process's builder and environment). */
+  readonly build: (place: CorePlace) => CoreHost;
 }
 
 export interface RedisNode {
   readonly nodeId: string;
   readonly commands: CoordinatorCommands;
+  /** The matcher core's view while this node runs it; empty otherwise. */
   readonly view: CoordinatorView;
+  /** The core this node runs, while it owns the matcher. */
+  core(): CoreHost | undefined;
   /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */
   onHealth(listener: (serving: boolean) => void): void;
   stop(): Promise<void>;
@@ -49,16 +55,21 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   await Promise.all([gatewayReader, seatReader].map((c) => waitReady(c!, options.log, options.url)));
   const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
   await heartbeat.start();
-  const gateway = new RelayGateway(client, gatewayReader!, nodeId, options.config.templates, options.log, Math.max(50, Math.floor(leaseMs / 3)), heartbeat);
-  let core: Coordinator | undefined;
-  const seat = await MatcherSeat.open(client, seatReader!, {
-    config: options.config,
+  const beat = Math.max(50, Math.floor(leaseMs / 3));
+  const gateway = new RelayGateway(new RedisGatewayStore(client, gatewayReader!, nodeId, heartbeat), nodeId, options.config.templates, options.log, realTimers, beat);
+  gateway.start();
+  let core: CoreHost | undefined;
+  const ownerStore = await RedisOwnerStore.open(client, seatReader!, nodeId, leaseMs, options.config.placement.ticketTtlMs);
+  const seat = new MatcherSeat(ownerStore, {
     nodeId,
     leaseMs,
     log: options.log,
-    newId: randomUUID,
+    now: Date.now,
+    timers: realTimers,
+    build: options.build,
     onCore: (c) => (core = c),
   });
+  seat.start();
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => {
     for (const l of healthListeners) l(serving);
@@ -73,7 +84,8 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   return {
     nodeId,
     commands: gateway,
-    view: new MatcherView(() => core?.view ?? options.idleView),
+    view: new MatcherView(() => core?.view),
+    core: () => core,
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');

@@ -6,7 +6,8 @@ export type InboxMessage =
   | { readonly k: 'find'; readonly node: string; readonly request: FindRequest }
   | { readonly k: 'cancel'; readonly node: string; readonly ticketId: string }
   | { readonly k: 'abandon'; readonly node: string; readonly ticketId: string }
-  | { readonly k: 'hello'; readonly node: string; readonly hello: ServerHello }
+  /** `conn` numbers the server's connections on its node, so a close meant for an older one spares the newer. */
+  | { readonly k: 'hello'; readonly node: string; readonly conn: number; readonly hello: ServerHello }
   | { readonly k: 'bye'; readonly node: string; readonly serverId: string }
   | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent };
 
@@ -20,8 +21,9 @@ export interface WireError {
 export type OutMessage =
   | { readonly k: 'update'; readonly ticketId: string; readonly update: TicketUpdate }
   | { readonly k: 'fail'; readonly ticketId: string; readonly error: WireError }
-  | { readonly k: 'order'; readonly serverId: string; readonly order: ServerOrder }
-  | { readonly k: 'close'; readonly serverId: string; readonly error: WireError };
+  /** `conn`: the connection the core meant; an order for an older one is not handed to a newer. */
+  | { readonly k: 'order'; readonly serverId: string; readonly conn: number; readonly order: ServerOrder }
+  | { readonly k: 'close'; readonly serverId: string; readonly conn: number; readonly error: WireError };
 
 /** JSON that keeps Maps (attribute sets, latencies): `{"$m": [[k, v], ...]}`. */
 export function encode(message: InboxMessage | OutMessage): string {

@@ -5,6 +5,8 @@ import { wireError, type OutMessage } from './relay-codec.js';
 /** The matcher owner's fenced answer to a node (MatcherSeat.answer). */
 export interface Answering {
   answer(node: string, message: OutMessage): void;
+  /** The listener's call got its last answer. */
+  answered(ticketId: string, listener: RelayListener): void;
 }
 
 /** A ticket's listener on the owner: its updates go to the node holding the client's stream. */
@@ -17,10 +19,12 @@ export class RelayListener implements TicketListener {
 
   update(update: TicketUpdate): void {
     this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update });
+    if (update.kind === 'assigned') this.seat.answered(this.ticketId, this);
   }
 
   fail(error: MatchmakingError): void {
     this.seat.answer(this.node, { k: 'fail', ticketId: this.ticketId, error: wireError(error) });
+    this.seat.answered(this.ticketId, this);
   }
 }
 
@@ -31,14 +35,16 @@ export class RelayChannel implements ServerChannel {
     /** Where the server's stream is; moves when the server reconnects through another node. */
     public node: string,
     private readonly serverId: string,
+    /** Which of the server's connections on that node this is. */
+    public conn: number,
   ) {}
 
   send(order: ServerOrder): void {
-    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, order });
+    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, conn: this.conn, order });
   }
 
   close(error: MatchmakingError): void {
-    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, error: wireError(error) });
+    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, conn: this.conn, error: wireError(error) });
   }
 }
 

@@ -1,14 +1,11 @@
 import type { FactoryTemplate } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
-import type { Log } from '../../coordinator/ports.js';
+import type { Log, Timers } from '../../coordinator/ports.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
-import { runScript, type RedisClient } from '../script-set.js';
-import { entriesOfRead } from '../stream-reply.js';
-import { decode, encode, fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
-import type { NodeHeartbeat } from './node-heartbeat.js';
-import { relayKeys } from './relay-keys.js';
+import type { GatewayStore } from './gateway-store.js';
+import { fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
 
 interface Waiting {
   readonly request: FindRequest;
@@ -17,39 +14,45 @@ interface Waiting {
 
 /**
  * A node's face to its own clients and game servers (CoordinatorCommands): every request goes
- * to the matcher owner's inbox (a Redis Stream), and the owner's answers come back on this
- * node's out stream, to the listener or server stream that asked. Every node runs one, the
- * owner's included, so one path serves all. When the owner changes (the fencing token moves),
- * the finds still waiting here are sent again (same ticket ids: they resume) and the game
- * servers are asked to reconnect, which re-announces their running games to the new owner.
- * It renews the node's heartbeat on the same beat; when it finds it lapsed (this node stalled
- * past its TTL, and the owner may have disconnected its servers), it does the same hand-over.
+ * to the matcher owner's inbox, and the owner's answers come back on this node's out stream, to
+ * the listener or server stream that asked. Every node runs one, the owner's included, so one
+ * path serves all. When the owner changes (the fencing token moves), the finds still waiting here
+ * are sent again (same ticket ids: they resume) and the game servers are asked to reconnect,
+ * which re-announces their running games to the new owner. It renews the node's heartbeat on the
+ * same beat; when it finds it lapsed (this node stalled past its TTL, and the owner may have
+ * disconnected its servers), it does the same hand-over. Redis is behind a GatewayStore and time
+ * behind Timers, so a test drives it step by step (`pump`, `watchOwner`).
  */
 export class RelayGateway implements CoordinatorCommands {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly servers = new Map<string, ServerChannel>();
+  private readonly servers = new Map<string, { readonly channel: ServerChannel; readonly conn: number }>();
+  private connections = 0;
   private readonly registry: FactoryRegistry<null>;
   private running = true;
-  private readonly loop: Promise<void>;
+  private loop: Promise<void> = Promise.resolve();
   private fence: string | null | undefined;
-  private readonly watch: ReturnType<typeof setInterval>;
+  private lastRead = '0-0';
+  private cancelWatch: (() => void) | undefined;
 
   constructor(
-    private readonly client: RedisClient,
-    /** A connection of its own: the blocking read of the out stream holds it. */
-    private readonly reader: RedisClient,
+    private readonly store: GatewayStore,
     readonly nodeId: string,
     templates: readonly FactoryTemplate[],
     private readonly log: Log,
-    watchEveryMs: number,
-    /** Started before the gateway relays anything; renewed on every watch. */
-    private readonly heartbeat: NodeHeartbeat,
+    private readonly timers: Timers,
+    private readonly watchEveryMs: number,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
     this.registry = new FactoryRegistry(templates, () => null);
+  }
+
+  /** Reads answers and watches the owner on its own, until closed (a test calls pump and watchOwner itself). */
+  start(): void {
     this.loop = this.readLoop();
-    this.watch = setInterval(() => void this.watchOwner(), watchEveryMs);
-    this.watch.unref();
+    const watch = () => {
+      this.cancelWatch = this.timers.set(() => void this.watchOwner().finally(() => this.running && watch()), this.watchEveryMs);
+    };
+    watch();
   }
 
   find(request: FindRequest, listener: TicketListener): void {
@@ -75,14 +78,15 @@ export class RelayGateway implements CoordinatorCommands {
     this.ready();
     const unknown = this.registry.unknownTemplates(hello.templates);
     if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
-    this.servers.get(hello.serverId)?.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
-    this.servers.set(hello.serverId, channel);
-    this.send({ k: 'hello', node: this.nodeId, hello });
+    this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
+    const conn = ++this.connections;
+    this.servers.set(hello.serverId, { channel, conn });
+    this.send({ k: 'hello', node: this.nodeId, conn, hello });
     return this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
   }
 
   disconnectServer(serverId: string, channel: ServerChannel): void {
-    if (this.servers.get(serverId) !== channel) return;
+    if (this.servers.get(serverId)?.channel !== channel) return;
     this.servers.delete(serverId);
     this.send({ k: 'bye', node: this.nodeId, serverId });
   }
@@ -94,33 +98,32 @@ export class RelayGateway implements CoordinatorCommands {
 
   beginShutdown(): void {
     this.running = false;
-    clearInterval(this.watch);
+    this.cancelWatch?.();
   }
 
   async close(): Promise<void> {
     this.beginShutdown();
-    this.reader.disconnect();
+    this.store.interrupt();
     await this.loop;
-    await Promise.all([this.client.del(relayKeys.out(this.nodeId)), this.heartbeat.stop()]).catch(() => undefined);
+    await this.store.leave().catch(() => undefined);
   }
 
   /** Calls fail at once while Redis is unreachable: UNAVAILABLE, with the reason. */
   private ready(): void {
-    if (this.client.status !== 'ready') throw new MatchmakingError('UNAVAILABLE', `redis unreachable (connection ${this.client.status}): retry shortly`);
+    if (!this.store.reachable) throw new MatchmakingError('UNAVAILABLE', `redis unreachable (connection ${this.store.status}): retry shortly`);
   }
 
   private send(message: InboxMessage): void {
-    this.client.xadd(relayKeys.inbox, '*', 'm', encode(message)).catch((error: unknown) => {
+    this.store.send(message).catch((error: unknown) => {
       this.log.warn({ kind: message.k, error: (error as Error).message }, 'relay: request not sent to the matcher owner');
       if (message.k === 'find') this.fail(message.request.ticketId, redisUnavailable(error));
     });
   }
 
   private forwardFind(request: FindRequest, listener: TicketListener): void {
-    const message = encode({ k: 'find', node: this.nodeId, request });
-    runScript<string | null>(this.client, 'gfRelayFind', [relayKeys.assigned(request.ticketId), relayKeys.inbox], [message]).then(
+    this.store.forwardFind(request.ticketId, { k: 'find', node: this.nodeId, request }).then(
       (kept) => {
-        if (kept !== null) this.deliver(decode<OutMessage>(kept));
+        if (kept !== undefined) this.deliver(kept);
       },
       (error: unknown) => {
         if (this.waiting.get(request.ticketId)?.listener === listener) this.fail(request.ticketId, redisUnavailable(error));
@@ -135,22 +138,26 @@ export class RelayGateway implements CoordinatorCommands {
   }
 
   private async readLoop(): Promise<void> {
-    let last = '0-0';
-    const key = relayKeys.out(this.nodeId);
     while (this.running) {
       try {
-        const entries = entriesOfRead(await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, last));
-        for (const [id, fields] of entries) {
-          last = id;
-          this.deliver(decode<OutMessage>(fields[1]!));
-        }
-        if (entries.length > 0) void this.client.xtrim(key, 'MINID', last).catch(() => undefined);
+        await this.pump(1000);
       } catch (error) {
         if (!this.running) return;
         this.log.warn({ error: (error as Error).message }, 'relay: reading answers failed; retrying');
         await new Promise((r) => setTimeout(r, 250));
       }
     }
+  }
+
+  /** Reads this node's answers (waiting up to `blockMs` for some) and hands each to whoever asked; returns how many. */
+  async pump(blockMs: number): Promise<number> {
+    const entries = await this.store.readAnswers(this.lastRead, blockMs);
+    for (const { id, message } of entries) {
+      this.lastRead = id;
+      this.deliver(message);
+    }
+    if (entries.length > 0) void this.store.trimAnswers(this.lastRead).catch(() => undefined);
+    return entries.length;
   }
 
   private deliver(message: OutMessage): void {
@@ -163,22 +170,27 @@ export class RelayGateway implements CoordinatorCommands {
       }
       case 'fail':
         return this.fail(message.ticketId, fromWire(message.error));
-      case 'order':
-        return this.servers.get(message.serverId)?.send(message.order);
+      case 'order': {
+        const server = this.servers.get(message.serverId);
+        if (server?.conn === message.conn) server.channel.send(message.order);
+        return;
+      }
       case 'close': {
-        const channel = this.servers.get(message.serverId);
+        // Only the connection the owner meant: a server that reconnected since keeps its new stream.
+        const server = this.servers.get(message.serverId);
+        if (server?.conn !== message.conn) return;
         this.servers.delete(message.serverId);
-        return channel?.close(fromWire(message.error));
+        return server.channel.close(fromWire(message.error));
       }
     }
   }
 
   /** Renews the heartbeat; a new fencing token (a new owner) or a lapsed heartbeat: hand over what this node holds. */
-  private async watchOwner(): Promise<void> {
+  async watchOwner(): Promise<void> {
     let fence: string | null;
     let alive: boolean;
     try {
-      [alive, fence] = await Promise.all([this.heartbeat.renew(), this.client.get(relayKeys.fence)]);
+      [alive, fence] = await Promise.all([this.store.renewHeartbeat(), this.store.fence()]);
     } catch {
       return;
     }
@@ -198,7 +210,7 @@ export class RelayGateway implements CoordinatorCommands {
     for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
     const servers = [...this.servers];
     this.servers.clear();
-    for (const [serverId, channel] of servers) {
+    for (const [serverId, { channel }] of servers) {
       if (sayBye) this.send({ k: 'bye', node: this.nodeId, serverId });
       channel.close(new MatchmakingError('UNAVAILABLE', `${reason}: reconnect and send hello again`));
     }

@@ -11,7 +11,8 @@
     ARGV[3..] entry ids
   Output: the number acknowledged, or -1 when the token is stale
 ]]
-if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return -1 end
+--- @include "includes/owner-fence"
+if not ownerHolds(KEYS[1], ARGV[1]) then return -1 end
 local ids = {}
 for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
 local acked = redis.call('XACK', KEYS[2], ARGV[2], unpack(ids))

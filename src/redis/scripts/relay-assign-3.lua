@@ -12,7 +12,8 @@
     ARGV[4] how long the assignment is kept (ms)
   Output: 1 when sent, -1 when the token is stale
 ]]
-if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return -1 end
+--- @include "includes/owner-fence"
+if not ownerHolds(KEYS[1], ARGV[1]) then return -1 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', 100000, '*', 'm', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])

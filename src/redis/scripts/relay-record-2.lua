@@ -9,7 +9,8 @@
     ARGV[3] the record (JSON), or "" to remove it
   Output: 1 when written, -1 when the token is stale
 ]]
-if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return -1 end
+--- @include "includes/owner-fence"
+if not ownerHolds(KEYS[1], ARGV[1]) then return -1 end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[2], ARGV[2])
 else

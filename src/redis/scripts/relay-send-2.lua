@@ -10,7 +10,8 @@
     ARGV[3] how long an unread out stream is kept (ms): a dead node's is dropped
   Output: 1 when sent, -1 when the token is stale
 ]]
-if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return -1 end
+--- @include "includes/owner-fence"
+if not ownerHolds(KEYS[1], ARGV[1]) then return -1 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', 100000, '*', 'm', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1

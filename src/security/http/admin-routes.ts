@@ -5,7 +5,7 @@ import type { TokenVerifier } from '../tokens/token-verifier.js';
 type Routes = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * The operator page behind the admin role (issue 14): a request it would answer needs an admin
+ * The operator page behind the admin role: a request it would answer needs an admin
  * token, as `Authorization: Bearer <jwt>` (scripts) or as the password of HTTP basic auth (a
  * browser asks once and resends it with the page's polls). Requests the page does not answer
  * (GET /metrics) pass through untouched. Tokens are checked asynchronously, so the guarded routes

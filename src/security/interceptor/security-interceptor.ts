@@ -37,7 +37,7 @@ const STREAMS = new Set<SecuredMethod>(['Connect', 'FindGame', 'FindGames']);
 const CALL_RATE: Partial<Record<SecuredMethod, RateFamily>> = { FindGame: 'findGame', QueryStats: 'queryStats' };
 
 /**
- * Authentication, roles and limits for every call, as one grpc-js server interceptor (issue 14):
+ * Authentication, roles and limits for every call, as one grpc-js server interceptor:
  * metadata → principal (token or client certificate) → role table → rate and stream limits; each
  * message → the request-level rules (hello's server id, a player's party) and per-find rates;
  * FindGames keeps its tickets in flight counted from the updates it sends. Ticket ownership
@@ -84,7 +84,7 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
     };
 
     /**
-     * A batched FindGames message (issue 15): each find passes the same checks as a single one
+     * A batched FindGames message: each find passes the same checks as a single one
      * (the caller's players, the per-find rate, tickets in flight); a refused find is answered with
      * its own error update and left out, the rest of the batch goes on to the handler.
      */

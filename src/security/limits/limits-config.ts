@@ -10,7 +10,7 @@ const rate = (perSecond: number, burst: number) =>
     .default({ perSecond, burst });
 
 /**
- * `limits:` in factories.yaml (issue 14). Every limit refuses with RESOURCE_EXHAUSTED naming it,
+ * `limits:` in factories.yaml. Every limit refuses with RESOURCE_EXHAUSTED naming it,
  * and is counted. The defaults suit a player-facing port; gateways are exempt from the rates
  * because one gateway multiplexes a whole game's players.
  */

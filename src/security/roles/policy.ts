@@ -4,7 +4,7 @@ import { permissionDenied, unauthenticated } from '../errors.js';
 import { allowedPlayers, type Principal, type Role } from '../tokens/principal.js';
 import type { SecuredMethod } from './methods.js';
 
-/** Which roles may open each call (issue 14). Deny by default: a method missing here is refused. */
+/** Which roles may open each call. Deny by default: a method missing here is refused. */
 export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   Connect: ['gameServer'],
   FindGame: ['player', 'gateway'],
@@ -12,7 +12,7 @@ export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   CancelFind: ['player', 'gateway'],
   QueryStats: ['admin'],
   Drain: ['admin'],
-  // Ratings (issue 12) are what a game shows its players: readable by players, the game's backend
+  // Ratings are what a game shows its players: readable by players, the game's backend
   // and admins; game servers report results over their link instead.
   GetRating: ['player', 'gateway', 'admin'],
   Leaderboard: ['player', 'gateway', 'admin'],

@@ -10,7 +10,7 @@ export interface TicketOwner {
 
 /**
  * CancelFind, a cancel inside FindGames and resumption (a FindGame retried with the same ticket id)
- * are allowed only for the ticket's owner (issue 14). Pure; the core calls it where it looks the
+ * are allowed only for the ticket's owner. Pure; the core calls it where it looks the
  * ticket up, because only it knows the ticket.
  */
 export const TicketOwnership = {

@@ -1,6 +1,6 @@
 /**
  * Who is calling, once verified: a game server by its client certificate, players, gateways and
- * admins by signed tokens (issue 14). `subject` is the stable id a ticket's ownership is kept under.
+ * admins by signed tokens. `subject` is the stable id a ticket's ownership is kept under.
  */
 export type Role = 'gameServer' | 'player' | 'gateway' | 'admin';
 
@@ -21,7 +21,7 @@ export interface PartyClaim {
   readonly members: readonly string[];
 }
 
-/** Development mode (`--insecure`): no credentials, every call allowed, as before issue 14. */
+/** Development mode (`--insecure`): no credentials, every call allowed, as before security existed. */
 export const ANONYMOUS: Principal = Object.freeze({ role: 'admin', subject: 'anonymous (insecure mode)' });
 
 /**

@@ -6,7 +6,7 @@ import type { CallGate } from './interceptors/index.js';
 const isHealth = (path: string) => path.startsWith('/grpc.health.v1.Health/');
 
 /**
- * The transport's half of a graceful drain (issue 14): a gate that refuses new calls with
+ * The transport's half of a graceful drain: a gate that refuses new calls with
  * UNAVAILABLE once draining, and a record of the open streams so each can be ended with
  * UNAVAILABLE and a `retry-after-ms` hint (game servers reconnect elsewhere or after a restart;
  * players retry their ticket id and keep their place).

@@ -83,7 +83,7 @@ export function decodeAttributes(field: string, wire: Record<string, WireValue> 
 
 /**
  * One shared empty set (and latency map) for every request that leaves them out: a Map costs a
- * couple of hundred bytes, and retained tickets hold their request (issue 15 heap profile).
+ * couple of hundred bytes, and retained tickets hold their request (perf/PROFILE.md, heap profile).
  */
 const NO_ATTRIBUTES: AttributeSet = new Map();
 const NO_LATENCIES: ReadonlyMap<string, number> = new Map();
@@ -165,7 +165,7 @@ function decodeCapacity(field: string, wire: Capacity | undefined): ServerCapaci
   const maxGames = wire?.maxGames ?? 0;
   const rate = wire?.maxStartsPerSecond ?? 0;
   if (maxGames > LIMITS.maxGamesPerServer) throw invalidArgument(`${field}.max_games`, `at most ${LIMITS.maxGamesPerServer}`);
-  // A rate below 0.001/s makes the start bucket's next token 1e3/rate ms away: past 2^31-1 ms a timer fires at once (issue 14 fuzz).
+  // A rate below 0.001/s makes the start bucket's next token 1e3/rate ms away: past 2^31-1 ms a timer fires at once (found by the fuzzer).
   if (!Number.isFinite(rate) || rate < 0 || (rate > 0 && rate < 0.001)) throw invalidArgument(`${field}.max_starts_per_second`, 'must be 0 (unlimited) or a finite number >= 0.001');
   return { maxGames, maxStartsPerSecond: rate };
 }

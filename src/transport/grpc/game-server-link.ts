@@ -30,7 +30,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     let lastHeard = options.now();
     let sequence = 0n;
     const stream = new StreamLifecycle(call);
-    // A server whose hello accepts batches gets the orders of one tick in one message (issue 15).
+    // A server whose hello accepts batches gets the orders of one tick in one message (one write instead of one per order).
     let outbox: TickOutbox<CoordinatorMessage> | undefined;
     const write = (message: CoordinatorMessage) => (outbox ? outbox.push(message) : stream.write(message));
 

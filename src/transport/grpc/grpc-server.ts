@@ -29,7 +29,7 @@ export const DRAIN_RETRY_AFTER_MS = 2000;
 export interface GrpcServerOptions {
   readonly commands: CoordinatorCommands;
   readonly view: CoordinatorView;
-  /** The Ratings service (issue 12) reads through this; not served when absent. */
+  /** The Ratings service reads through this; not served when absent. */
   readonly ratings?: RatingsView;
   readonly keepaliveIntervalMs: number;
   /** factories.yaml `grpc`; GRPC_DEFAULTS when left out. */

@@ -72,7 +72,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
 
   /**
    * FindGames: many tickets on one stream; a ticket's failure is an update, not the stream's end.
-   * A client that batches (finds/cancels) gets its updates batched too, once per tick (issue 15).
+   * A client that batches (finds/cancels) gets its updates batched too, once per tick (one write instead of one per ticket).
    */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();

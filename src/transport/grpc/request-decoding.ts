@@ -3,7 +3,7 @@ import { ServerInterceptingCall, status, type ServerInterceptor, type ServiceDef
 /**
  * A request whose bytes could not become a message. grpc-js answers a requestDeserialize that
  * throws with INTERNAL "Error deserializing request" before any interceptor or handler runs
- * (found by the fuzzer, issue 14); a tolerant deserializer returns this instead, and
+ * (found by the fuzzer); a tolerant deserializer returns this instead, and
  * `requestDecodingInterceptor` ends the call with the right code, naming the problem.
  */
 export class UndecodableRequest {

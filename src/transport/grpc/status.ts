@@ -3,7 +3,7 @@ import { MatchmakingError } from '../../errors/index.js';
 
 /**
  * The one mapping of errors to gRPC status codes, for every method and for FindGames' per-ticket
- * `error` updates alike (issue 10, defect 5; documented in proto/gamefactory/v1/matchmaker.proto):
+ * `error` updates alike (documented in proto/gamefactory/v1/matchmaker.proto):
  * a core refusal keeps its code; anything else is a bug, INTERNAL, logged by the caller.
  */
 export function asMatchmakingError(error: unknown): MatchmakingError {

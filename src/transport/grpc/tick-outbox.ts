@@ -1,6 +1,6 @@
 /**
  * Messages for one stream, held until the end of the event loop's current turn and then handed
- * over together (issue 15): a turn reads every message that arrived in one socket read, so what
+ * over together: a turn reads every message that arrived in one socket read, so what
  * those messages cause leaves in one write instead of one per ticket or per order. setImmediate,
  * not a microtask: grpc-js delivers each received message in its own microtask, so a microtask
  * flush would run between them and batch nothing.

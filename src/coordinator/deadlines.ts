@@ -1,0 +1,144 @@
+/**
+ * What the core waits for. Each deadline is a kind and an id (a ticket, a creation, a factory, a
+ * server, or '' for the core-wide ones); the core reads the kind when it falls due and asks the
+ * part that owns it, so nothing inside the core holds a callback to be run later.
+ */
+export enum DeadlineKind {
+  /** A waiting ticket's time to live, or an assigned ticket's retention, ends. */
+  TicketExpiry,
+  /** A ticket restored after a restart and never retried leaves the store. */
+  RestoredExpiry,
+  /** A server did not confirm a CreateGame in time. */
+  CreateTimeout,
+  /** A rate-limited server gets its next start token: serve the queue again. */
+  DrainRetry,
+  /** Queued clients hear their place again. */
+  PositionRefresh,
+  /** A server backed off after failed creations gets its slots back. */
+  BreakerRest,
+  /** A cooperative factory's earliest reserved seat lapses. */
+  Reservations,
+  /** A competitive factory's next batch is due. */
+  Batch,
+}
+
+const KINDS = 8;
+
+/**
+ * Every deadline of the core in one binary heap, on the core's own clock: the edge reads
+ * `nextAt` and calls the core when it comes (time is an input), so timers are deterministic in
+ * tests and a recorded input log replays to the same effects. Ties fall due in the order they
+ * were set. A new deadline for a (kind, id) replaces the old one; replaced and deleted entries are
+ * skipped when they surface and compacted once they outnumber the live ones. O(log n) set and pop,
+ * O(1) delete; one entry a ticket, in flat arrays (a timer per ticket cost a Timeout and two
+ * closures each, tens of thousands alive at a time).
+ */
+export class Deadlines {
+  private readonly dues: number[] = [];
+  private readonly seqs: number[] = [];
+  private readonly kinds: DeadlineKind[] = [];
+  private readonly ids: string[] = [];
+  /** The live entry (its seq) of each id, per kind. */
+  private readonly live: Map<string, number>[] = Array.from({ length: KINDS }, () => new Map());
+  private liveCount = 0;
+  private nextSeq = 0;
+
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** (kind, id) falls due at `at`, replacing its earlier deadline. */
+  set(kind: DeadlineKind, id: string, at: number): void {
+    const seq = this.nextSeq++;
+    const live = this.live[kind]!;
+    if (!live.has(id)) this.liveCount++;
+    live.set(id, seq);
+    this.push(at, seq, kind, id);
+    if (this.dues.length > 2 * this.liveCount + 1024) this.compact();
+  }
+
+  /** (kind, id) no longer falls due. */
+  delete(kind: DeadlineKind, id: string): void {
+    if (!this.live[kind]!.delete(id)) return;
+    if (--this.liveCount === 0) this.dues.length = this.seqs.length = this.kinds.length = this.ids.length = 0;
+  }
+
+  has(kind: DeadlineKind, id: string): boolean {
+    return this.live[kind]!.has(id);
+  }
+
+  /** When the earliest live deadline falls due, if any. */
+  nextAt(): number | undefined {
+    this.dropStale();
+    return this.dues.length > 0 ? this.dues[0] : undefined;
+  }
+
+  /** The earliest live deadline due at or before `now`, taken out; undefined when none is. */
+  popDue(now: number): { readonly kind: DeadlineKind; readonly id: string; readonly at: number } | undefined {
+    this.dropStale();
+    if (this.dues.length === 0 || this.dues[0]! > now) return undefined;
+    const due = { kind: this.kinds[0]!, id: this.ids[0]!, at: this.dues[0]! };
+    this.pop();
+    this.live[due.kind]!.delete(due.id);
+    this.liveCount--;
+    return due;
+  }
+
+  /** Pops heap tops that were replaced or deleted. */
+  private dropStale(): void {
+    while (this.dues.length > 0 && this.live[this.kinds[0]!]!.get(this.ids[0]!) !== this.seqs[0]) this.pop();
+  }
+
+  /** Drops replaced and deleted entries: O(n), amortized O(1) per set. */
+  private compact(): void {
+    const kept: [number, number, DeadlineKind, string][] = [];
+    for (let i = 0; i < this.dues.length; i++) {
+      if (this.live[this.kinds[i]!]!.get(this.ids[i]!) === this.seqs[i]) kept.push([this.dues[i]!, this.seqs[i]!, this.kinds[i]!, this.ids[i]!]);
+    }
+    this.dues.length = this.seqs.length = this.kinds.length = this.ids.length = 0;
+    for (const [due, seq, kind, id] of kept) this.push(due, seq, kind, id);
+  }
+
+  private before(i: number, j: number): boolean {
+    return this.dues[i]! < this.dues[j]! || (this.dues[i] === this.dues[j] && this.seqs[i]! < this.seqs[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.dues[i], this.dues[j]] = [this.dues[j]!, this.dues[i]!];
+    [this.seqs[i], this.seqs[j]] = [this.seqs[j]!, this.seqs[i]!];
+    [this.kinds[i], this.kinds[j]] = [this.kinds[j]!, this.kinds[i]!];
+    [this.ids[i], this.ids[j]] = [this.ids[j]!, this.ids[i]!];
+  }
+
+  private push(due: number, seq: number, kind: DeadlineKind, id: string): void {
+    let i = this.dues.push(due) - 1;
+    this.seqs.push(seq);
+    this.kinds.push(kind);
+    this.ids.push(id);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private pop(): void {
+    const last = this.dues.length - 1;
+    this.swap(0, last);
+    this.dues.pop();
+    this.seqs.pop();
+    this.kinds.pop();
+    this.ids.pop();
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let smallest = i;
+      if (l < last && this.before(l, smallest)) smallest = l;
+      if (r < last && this.before(r, smallest)) smallest = r;
+      if (smallest === i) return;
+      this.swap(i, smallest);
+      i = smallest;
+    }
+  }
+}

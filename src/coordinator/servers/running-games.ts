@@ -1,0 +1,162 @@
+import type { FactoryRegistry } from '../../factories/factory-registry.js';
+import type { CoreContext } from '../core-context.js';
+import type { FactoryRuntime, SeatMatch } from '../factory-runtime.js';
+import type { RunningGame } from '../messages.js';
+import type { Creation } from '../tickets/creation.js';
+import type { Ticket } from '../tickets/ticket.js';
+import { FinishedGames, type RankedGame } from './finished-games.js';
+
+export interface RunningGameRecord {
+  readonly gameId: string;
+  readonly serverId: string;
+  readonly factory: string;
+  /** Ranked games only: the factory's ladder and every player ever seated, for its result. */
+  readonly ranked?: { readonly ladder: string; readonly seated: Set<string> };
+}
+
+/**
+ * The one writer of running games and their seats. Who sits in a game (joined, or holding a
+ * reserved seat) is kept once, by the game's factory runtime (the cooperative matcher indexes it
+ * for matching); this class is the only one that changes it, and keeps beside it, in the same
+ * calls, the index a FindGame checks: the game each player holds a seat in.
+ */
+export class RunningGames {
+  private readonly games = new Map<string, RunningGameRecord>();
+  private readonly byServer = new Map<string, Set<string>>();
+  /** Player -> the game they hold a seat in: an index over the runtimes' seats, never set elsewhere. */
+  private readonly seatOf = new Map<string, string>();
+  private readonly finished = new FinishedGames();
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly registry: FactoryRegistry<FactoryRuntime>,
+  ) {}
+
+  get count(): number {
+    return this.games.size;
+  }
+
+  get(gameId: string): RunningGameRecord | undefined {
+    return this.games.get(gameId);
+  }
+
+  /** Games running on a server. */
+  countOn(serverId: string): number {
+    return this.byServer.get(serverId)?.size ?? 0;
+  }
+
+  /** The game this player plays in or holds a seat in, if any. */
+  gameOf(playerId: string): string | undefined {
+    return this.seatOf.get(playerId);
+  }
+
+  /** A game a server re-announced in its hello (already checked by sortRunningGames). */
+  adopt(serverId: string, game: RunningGame): void {
+    this.add(serverId, game.gameId, game.factory, game.playerIds);
+    this.registry.get(game.factory)!.addGame(game);
+    this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
+  }
+
+  /**
+   * The server confirmed a creation: the game runs and every seat of the creation is the
+   * players'. Returns the players who rode along after the order was sent (the server learns of
+   * their seats now), or undefined when the game id is empty or already taken.
+   */
+  created(serverId: string, creation: Creation, gameId: string): readonly string[] | undefined {
+    if (gameId === '' || this.games.has(gameId)) return undefined;
+    this.add(serverId, gameId, creation.factory, []);
+    const late = this.registry.get(creation.factory)?.gameCreated(creation, gameId) ?? [];
+    const present = new Set(creation.ticketIds);
+    this.seat(gameId, creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId));
+    this.ctx.out.event('gameStarted', { gameId, serverId, factory: creation.factory });
+    return late;
+  }
+
+  /** Seats for the party in one of the factory's open games, reserved, if one fits. */
+  reserve(runtime: FactoryRuntime, ticket: Ticket): SeatMatch | undefined {
+    const seats = runtime.match(ticket);
+    if (seats) this.seat(seats.gameId, ticket.playerIds);
+    return seats;
+  }
+
+  /** The server says the player is in the game; a seat they held elsewhere is given up. Returns the game they left, if any. */
+  joined(gameId: string, playerId: string): RunningGameRecord | undefined {
+    const game = this.games.get(gameId)!;
+    const elsewhere = this.seatOf.get(playerId);
+    const left = elsewhere !== undefined && elsewhere !== gameId ? this.left(elsewhere, playerId) : undefined;
+    this.seat(gameId, [playerId]);
+    this.registry.get(game.factory)!.playerJoined(gameId, playerId, this.ctx.now());
+    return left;
+  }
+
+  /** The player left the game (or never arrived). */
+  left(gameId: string, playerId: string): RunningGameRecord | undefined {
+    const game = this.games.get(gameId);
+    if (!game) return undefined;
+    if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
+    this.registry.get(game.factory)?.playerLeft(gameId, playerId, this.ctx.now());
+    return game;
+  }
+
+  /** A cooperative factory's reserved seats whose deadline passed are free again; true if any was. */
+  lapseReservations(runtime: FactoryRuntime): boolean {
+    const lapsed = runtime.expireReservations(this.ctx.now());
+    for (const { gameId, playerIds } of lapsed) {
+      for (const playerId of playerIds) if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
+    }
+    return lapsed.length > 0;
+  }
+
+  /** The game ended (or its server left): its seats are free and a ranked one awaits its result. */
+  end(gameId: string): RunningGameRecord | undefined {
+    const game = this.games.get(gameId);
+    if (!game) return undefined;
+    this.games.delete(gameId);
+    const onServer = this.byServer.get(game.serverId);
+    if (onServer?.delete(gameId) && onServer.size === 0) this.byServer.delete(game.serverId);
+    for (const playerId of this.registry.get(game.factory)?.removeGame(gameId) ?? []) {
+      if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
+    }
+    if (game.ranked) this.finished.ended(rankedGame(game, game.ranked), this.ctx.now());
+    this.ctx.out.event('gameEnded', { gameId, serverId: game.serverId, factory: game.factory });
+    return game;
+  }
+
+  /** Every game of a server that left. */
+  endAllOn(serverId: string): void {
+    for (const gameId of [...(this.byServer.get(serverId) ?? [])]) this.end(gameId);
+  }
+
+  /** A ranked game a result may be reported for: running, or ended within RESULT_RETENTION_MS. */
+  rankedGame(gameId: string): RankedGame | undefined {
+    const running = this.games.get(gameId);
+    if (running) return running.ranked && rankedGame(running, running.ranked);
+    return this.finished.get(gameId, this.ctx.now());
+  }
+
+  /** The game's result is in: an ended game is forgotten now rather than at its retention's end. */
+  resultIn(gameId: string): void {
+    this.finished.forget(gameId);
+  }
+
+  private add(serverId: string, gameId: string, factory: string, playerIds: readonly string[]): void {
+    const ladder = this.registry.get(factory)?.identity.template.ladder;
+    this.games.set(gameId, { gameId, serverId, factory, ...(ladder !== undefined && { ranked: { ladder, seated: new Set<string>() } }) });
+    let onServer = this.byServer.get(serverId);
+    if (!onServer) this.byServer.set(serverId, (onServer = new Set()));
+    onServer.add(gameId);
+    this.seat(gameId, playerIds);
+  }
+
+  private seat(gameId: string, playerIds: readonly string[]): void {
+    const ranked = this.games.get(gameId)?.ranked;
+    for (const playerId of playerIds) {
+      this.seatOf.set(playerId, gameId);
+      ranked?.seated.add(playerId);
+    }
+  }
+}
+
+function rankedGame(game: RunningGameRecord, ranked: NonNullable<RunningGameRecord['ranked']>): RankedGame {
+  return { gameId: game.gameId, serverId: game.serverId, factory: game.factory, ladder: ranked.ladder, players: ranked.seated };
+}

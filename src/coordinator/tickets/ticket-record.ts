@@ -1,0 +1,22 @@
+import type { TicketOwner } from '../../security/roles/ticket-ownership.js';
+import type { FindRequest } from '../messages.js';
+
+/** What is kept of a waiting ticket so a restarted coordinator (or a new owner) gives it its place back. */
+export interface TicketRecord {
+  readonly request: FindRequest;
+  readonly createdAt: number;
+  /** Arrival order: the ticket's priority in the creation queue, kept across restarts. */
+  readonly arrival: number;
+  /** Who may cancel or resume it; absent for tickets opened by a trusted caller. */
+  readonly owner?: TicketOwner;
+}
+
+/**
+ * Durable waiting tickets: LMDB in the embedded process, a Redis hash on a cluster's matcher
+ * owner. The edge applies the core's `store` and `unstore` effects here, a step's writes together
+ * (one LMDB transaction, one fenced MULTI); a write is fire-and-forget.
+ */
+export interface TicketStore {
+  save(record: TicketRecord): void;
+  remove(ticketId: string): void;
+}

@@ -1,0 +1,91 @@
+import { runScript, type RedisClient } from '../script-set.js';
+import { entriesOfRead } from '../stream-reply.js';
+import type { NodeHeartbeat } from './node-heartbeat.js';
+import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { relayKeys } from './relay-keys.js';
+
+/** One answer on this node's out stream, with its stream id (where reading goes on from). */
+export interface OutEntry {
+  readonly id: string;
+  readonly message: OutMessage;
+}
+
+/**
+ * What a node's gateway reads and writes in Redis, as a few typed calls (so a test can run it on
+ * a fake): requests to the owner's inbox, its own out stream of answers, the fencing token (which
+ * moves when the owner changes) and its heartbeat.
+ */
+export interface GatewayStore {
+  /** False while Redis is unreachable: calls are answered UNAVAILABLE at once. */
+  readonly reachable: boolean;
+  /** How the connection stands, for the UNAVAILABLE message. */
+  readonly status: string;
+  /** Forwards a find, unless the ticket's assignment is kept: then that is the answer (one round trip). */
+  forwardFind(ticketId: string, message: InboxMessage): Promise<OutMessage | undefined>;
+  send(message: InboxMessage): Promise<void>;
+  /** This node's answers after `after` ('0-0' first), waiting up to `blockMs` for some. */
+  readAnswers(after: string, blockMs: number): Promise<OutEntry[]>;
+  /** Answers up to `id` are read: they go. */
+  trimAnswers(id: string): Promise<void>;
+  /** The current fencing token: it moves when another node takes the matcher. */
+  fence(): Promise<string | null>;
+  /** Extends this node's heartbeat; false when it had lapsed (it is set again). */
+  renewHeartbeat(): Promise<boolean>;
+  /** Ends a blocking read at once (the node is closing). */
+  interrupt(): void;
+  /** This node leaves: its out stream and heartbeat go. */
+  leave(): Promise<void>;
+}
+
+/** GatewayStore on Redis. */
+export class RedisGatewayStore implements GatewayStore {
+  constructor(
+    private readonly client: RedisClient,
+    /** A connection of its own: the blocking read of the out stream holds it. */
+    private readonly reader: RedisClient,
+    private readonly nodeId: string,
+    private readonly heartbeat: NodeHeartbeat,
+  ) {}
+
+  get reachable(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  get status(): string {
+    return this.client.status;
+  }
+
+  async forwardFind(ticketId: string, message: InboxMessage): Promise<OutMessage | undefined> {
+    const kept = await runScript<string | null>(this.client, 'gfRelayFind', [relayKeys.assigned(ticketId), relayKeys.inbox], [encode(message)]);
+    return kept === null ? undefined : decode<OutMessage>(kept);
+  }
+
+  async send(message: InboxMessage): Promise<void> {
+    await this.client.xadd(relayKeys.inbox, '*', 'm', encode(message));
+  }
+
+  async readAnswers(after: string, blockMs: number): Promise<OutEntry[]> {
+    const reply = await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', relayKeys.out(this.nodeId), after);
+    return entriesOfRead(reply).map(([id, fields]) => ({ id, message: decode<OutMessage>(fields[1]!) }));
+  }
+
+  async trimAnswers(id: string): Promise<void> {
+    await this.client.xtrim(relayKeys.out(this.nodeId), 'MINID', id);
+  }
+
+  fence(): Promise<string | null> {
+    return this.client.get(relayKeys.fence);
+  }
+
+  renewHeartbeat(): Promise<boolean> {
+    return this.heartbeat.renew();
+  }
+
+  interrupt(): void {
+    this.reader.disconnect();
+  }
+
+  async leave(): Promise<void> {
+    await Promise.all([this.client.del(relayKeys.out(this.nodeId)), this.heartbeat.stop()]);
+  }
+}

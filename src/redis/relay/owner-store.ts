@@ -1,0 +1,162 @@
+import type { TicketRecord } from '../../coordinator/ports.js';
+import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
+import type { RedisClient } from '../script-set.js';
+import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
+import { NodeHeartbeat } from './node-heartbeat.js';
+import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { OWNER_GROUP, relayKeys } from './relay-keys.js';
+
+/** One request in the owner's inbox, with its stream id (what acknowledges it). */
+export interface InboxEntry {
+  readonly id: string;
+  readonly message: InboxMessage;
+}
+
+/** A write of the owner's step; every one is fenced by the owner's token. */
+export type OwnerWrite =
+  /** An answer to a node (an assignment is also kept for a client that resumes elsewhere). */
+  | { readonly kind: 'answer'; readonly node: string; readonly message: OutMessage }
+  /** A waiting ticket stored (its place kept for a new owner), or removed when `record` is undefined. */
+  | { readonly kind: 'record'; readonly ticketId: string; readonly record: TicketRecord | undefined }
+  /** Requests applied: acknowledged and removed from the inbox. */
+  | { readonly kind: 'ack'; readonly entryIds: readonly string[] };
+
+/**
+ * What the matcher owner reads and writes in Redis, as a few typed calls (so a test can run the
+ * owner on a fake): its lease, the waiting tickets, the inbox (read with a consumer group, so
+ * what a dead owner read and never acknowledged is claimed by the next), the heartbeats of the
+ * nodes its servers are on, and `commit`: one step's writes, all or none.
+ */
+export interface OwnerStore {
+  /** Takes the matcher lease if free (a new fencing token), or extends it if this node holds it. */
+  acquire(): Promise<LeaseAnswer>;
+  /** False when the lease was lost (it ran out, and maybe another node took it). */
+  renew(token: number): Promise<boolean>;
+  release(token: number): Promise<void>;
+  /** The waiting tickets the last owner stored. */
+  loadTickets(): Promise<TicketRecord[]>;
+  /** Requests an owner read and never acknowledged, idle `minIdleMs` or more, now this node's; page by `cursor` ('0-0' first, and when done). */
+  claimPending(minIdleMs: number, cursor: string): Promise<{ readonly next: string; readonly entries: readonly InboxEntry[] }>;
+  /** New requests, waiting up to `blockMs` for some. */
+  readInbox(count: number, blockMs: number): Promise<InboxEntry[]>;
+  /** One step's writes in order, in one transaction: 'refused' (nothing written) unless `token` is the newest. */
+  commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'>;
+  /** The nodes among these whose heartbeat lapsed. */
+  lapsed(nodes: readonly string[]): Promise<string[]>;
+  /** Ends a blocking read at once (the node is closing). */
+  interrupt(): void;
+}
+
+/** How long a dead node's unread answers and a kept assignment stay in Redis. */
+const OUT_KEPT_MS = 3_600_000;
+
+type Multi = Record<string, (...args: (string | number)[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
+
+/** OwnerStore on Redis: the relay's keys (`{relay}`, one slot) and its fenced scripts, a step's in one MULTI. */
+export class RedisOwnerStore implements OwnerStore {
+  private constructor(
+    private readonly client: RedisClient,
+    /** A connection of its own: the blocking inbox read holds it. */
+    private readonly reader: RedisClient,
+    private readonly nodeId: string,
+    private readonly lease: RedisFactoryLease,
+    /** How long an assignment is kept for a client resuming on another node (the ticket TTL). */
+    private readonly assignmentKeptMs: number,
+  ) {}
+
+  static async open(client: RedisClient, reader: RedisClient, nodeId: string, leaseMs: number, assignmentKeptMs: number): Promise<RedisOwnerStore> {
+    const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, () => ({ lease: relayKeys.lease, fence: relayKeys.fence }));
+    await createGroup(client);
+    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs);
+  }
+
+  acquire(): Promise<LeaseAnswer> {
+    return this.lease.acquire('matcher');
+  }
+
+  renew(token: number): Promise<boolean> {
+    return this.lease.renew('matcher', token);
+  }
+
+  async release(token: number): Promise<void> {
+    await this.lease.release('matcher', token);
+  }
+
+  async loadTickets(): Promise<TicketRecord[]> {
+    const all = await this.client.hgetall(relayKeys.tickets);
+    return Object.values(all).map((json) => decode(json) as unknown as TicketRecord);
+  }
+
+  async claimPending(minIdleMs: number, cursor: string) {
+    const [next, claimed] = (await this.client.call('XAUTOCLAIM', relayKeys.inbox, OWNER_GROUP, this.nodeId, minIdleMs, cursor, 'COUNT', 500)) as [string, StreamEntry[]];
+    // A claimed entry deleted meanwhile comes back with no fields.
+    return { next, entries: claimed.filter((e) => e[1] !== null).map(inboxEntry) };
+  }
+
+  async readInbox(count: number, blockMs: number): Promise<InboxEntry[]> {
+    try {
+      const reply = await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.nodeId, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', relayKeys.inbox, '>');
+      return entriesOfRead(reply).map(inboxEntry);
+    } catch (error) {
+      // A Redis restarted without persistence lost the group with the stream: make it again.
+      if (!(error as Error).message.startsWith('NOGROUP')) throw error;
+      await createGroup(this.client);
+      return [];
+    }
+  }
+
+  async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
+    const multi = this.client.multi() as unknown as Multi;
+    for (const write of writes) this.add(multi, token, write);
+    const results = (await multi.exec()) ?? [];
+    for (const [error] of results) if (error) throw error;
+    // Every write carries the same token: one refusal means all were refused.
+    return results.some(([, code]) => code === -1) ? 'refused' : 'written';
+  }
+
+  lapsed(nodes: readonly string[]): Promise<string[]> {
+    return NodeHeartbeat.lapsed(this.client, nodes);
+  }
+
+  interrupt(): void {
+    this.reader.disconnect();
+  }
+
+  /** One fenced script per write, each behind its typed shape (BullMQ's scripts.ts). */
+  private add(multi: Multi, token: number, write: OwnerWrite): void {
+    const fence = relayKeys.fence;
+    switch (write.kind) {
+      case 'answer': {
+        const out = relayKeys.out(write.node);
+        const message = encode(write.message);
+        if (write.message.k === 'update' && write.message.update.kind === 'assigned') {
+          multi.gfRelayAssign!(fence, out, relayKeys.assigned(write.message.ticketId), token, message, OUT_KEPT_MS, this.assignmentKeptMs);
+        } else {
+          multi.gfRelaySend!(fence, out, token, message, OUT_KEPT_MS);
+        }
+        return;
+      }
+      case 'record':
+        multi.gfRelayRecord!(fence, relayKeys.tickets, token, write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
+        return;
+      case 'ack':
+        if (write.entryIds.length > 0) multi.gfRelayAck!(fence, relayKeys.inbox, token, OWNER_GROUP, ...write.entryIds);
+        return;
+    }
+  }
+}
+
+async function createGroup(client: RedisClient): Promise<void> {
+  await client.xgroup('CREATE', relayKeys.inbox, OWNER_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
+    if (!e.message.startsWith('BUSYGROUP')) throw e;
+  });
+}
+
+function inboxEntry([id, fields]: StreamEntry): InboxEntry {
+  return { id, message: decode<InboxMessage>(fields[1]!) };
+}
+
+/** A record as JSON that keeps Maps (the request's attributes), as the codec does. */
+export function encodeRecord(record: TicketRecord): string {
+  return JSON.stringify(record, (_, v: unknown) => (v instanceof Map ? { $m: [...v] } : v));
+}

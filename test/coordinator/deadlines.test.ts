@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DeadlineKind, Deadlines } from '../../src/coordinator/deadlines.js';
+
+type Op =
+  | { kind: 'set'; deadline: number; key: number; at: number }
+  | { kind: 'delete'; deadline: number; key: number }
+  | { kind: 'advance'; by: number };
+const deadline = fc.constantFrom(DeadlineKind.TicketExpiry, DeadlineKind.CreateTimeout, DeadlineKind.Batch);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('set' as const), deadline, key: fc.integer({ min: 0, max: 20 }), at: fc.integer({ min: 0, max: 100 }) }),
+  fc.record({ kind: fc.constant('delete' as const), deadline, key: fc.integer({ min: 0, max: 20 }) }),
+  fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 60 }) }),
+);
+
+describe('Deadlines', () => {
+  it('pops exactly what a timer per (kind, id) would fire, in the same order, and says when the next one is due', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const heap = new Deadlines();
+        const popped: string[] = [];
+        // The model: one deadline per (kind, id), due in (time, order set) order.
+        const model = new Map<string, { due: number; seq: number }>();
+        const expected: string[] = [];
+        let seq = 0;
+        let now = 0;
+        for (const o of ops) {
+          if (o.kind === 'set') {
+            const at = now + o.at;
+            heap.set(o.deadline, `k${o.key}`, at);
+            model.set(`${o.deadline}/k${o.key}`, { due: at, seq: seq++ });
+          } else if (o.kind === 'delete') {
+            heap.delete(o.deadline, `k${o.key}`);
+            model.delete(`${o.deadline}/k${o.key}`);
+          } else {
+            now += o.by;
+            const due = [...model].filter(([, d]) => d.due <= now).sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq);
+            for (const [key, d] of due) {
+              expected.push(`${key}@${d.due}`);
+              model.delete(key);
+            }
+            for (let d = heap.popDue(now); d !== undefined; d = heap.popDue(now)) popped.push(`${d.kind}/${d.id}@${d.at}`);
+          }
+          const next = [...model.values()].reduce((min, d) => Math.min(min, d.due), Infinity);
+          expect(heap.nextAt() ?? Infinity).toBe(next);
+        }
+        expect(popped).toEqual(expected);
+        expect(heap.size).toBe(model.size);
+      }),
+    );
+  });
+
+  it('keeps its heap bounded when deadlines are replaced again and again (compaction), and pops each once', () => {
+    const heap = new Deadlines();
+    for (let i = 0; i < 5000; i++) heap.set(DeadlineKind.TicketExpiry, `k${i % 3}`, 1000 - (i % 7));
+    const popped: string[] = [];
+    for (let d = heap.popDue(2000); d !== undefined; d = heap.popDue(2000)) popped.push(d.id);
+    expect(popped.sort()).toEqual(['k0', 'k1', 'k2']);
+    expect(heap.size).toBe(0);
+  });
+});

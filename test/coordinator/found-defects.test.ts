@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { valueKey } from '../../src/attributes/attribute-value.js';
+import type { FindRequest } from '../../src/coordinator/messages.js';
+import type { ServerHello } from '../../src/coordinator/messages.js';
+import { RecordingChannel, RecordingListener, settle, setup } from './fixture.js';
+
+/** Regression tests for defects found in the coordinator core by review and by the fuzzer. */
+
+const DUEL = `
+placement: { policy: fill, createTimeoutMs: 1000, maxQueuedPerFactory: 100, ticketTtlSeconds: 60 }
+factories:
+  - name: duel
+    partitioning: { region: [eu] }
+    competitive:
+      teams: 2
+      teamSize: 1
+      batch: { maxTickets: 2, intervalMs: 100 }
+      expansion:
+        - { afterSeconds: 0, maxScoreGap: 1000 }
+`;
+
+const EU = new Map([['region', valueKey({ kind: 'string', value: 'eu' })]]);
+
+const request = (ticketId: string, template: string, playerId: string, score?: number): FindRequest => ({
+  ticketId,
+  template,
+  party: [{ playerId, score }],
+  partition: EU,
+  matchable: new Map(),
+  latenciesMs: new Map(),
+  preferredMaps: [],
+  vetoedMaps: [],
+});
+
+describe('defects found in the core', () => {
+  it('a restored ticket retried before older ones already hears its restored position first', async () => {
+    const before = setup();
+    before.connect('full', 0);
+    for (const id of ['a', 'b', 'c']) before.find(id);
+    await settle();
+    const after = setup(undefined, [...before.store.records.values()], before.store);
+    after.connect('back', 0);
+    const c = after.find('c');
+    await settle();
+    const queued = c.listener.updates.filter((u) => u.kind === 'queued');
+    expect(queued[0]).toMatchObject({ kind: 'queued', position: 3 });
+    const a = after.find('a');
+    await settle();
+    expect(a.listener.updates.find((u) => u.kind === 'queued')).toMatchObject({ position: 1 });
+  });
+
+  it('QueryStats on a competitive factory counts the duels it formed while they run', async () => {
+    const { coordinator, timers, connect } = setup(DUEL);
+    const server = connect('s1', 10);
+    coordinator.find(request('p1', 'duel', 'p1', 1500), new RecordingListener());
+    coordinator.find(request('p2', 'duel', 'p2', 1510), new RecordingListener());
+    await timers.advance(200);
+    const [create] = server.creates();
+    expect(create).toBeDefined();
+    coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: create!.requestId, gameId: 'g1' });
+    await timers.advance(1000);
+    const stats = coordinator.view.queryStats({ factory: '', template: 'duel', partition: new Map(), predicates: [], mode: 'all' }, timers.now);
+    expect(stats).toMatchObject({ games: 1, players: 2, openGames: 0 });
+    expect(stats.maxDurationMs).toBe(1000);
+    coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'g1' });
+    expect(coordinator.view.queryStats({ factory: '', template: 'duel', partition: new Map(), predicates: [], mode: 'all' }, timers.now).games).toBe(0);
+  });
+
+  it('a hello re-announcing games that break the rules rejects each with a reason; the rest stands', () => {
+    const { coordinator, timers } = setup();
+    const game = (gameId: string, playerIds: string[], startedAt = timers.now - 1000) => ({
+      gameId,
+      factory: 'party/region=eu',
+      matchable: new Map(),
+      playerIds,
+      open: true,
+      startedAt,
+    });
+    const hello: ServerHello = {
+      serverId: 's1',
+      endpoint: 's1:7777',
+      attributes: new Map(),
+      templates: ['party'],
+      capacity: { maxGames: 3, maxStartsPerSecond: 0 },
+      runningGames: [
+        game('ok', ['a', 'b']),
+        game('too-many', ['c', 'd', 'e', 'f', 'g']),
+        game('twice', ['h', 'h']),
+        game('future', ['i'], timers.now + 60_000),
+        game('other-game', ['a']),
+        game('ok2', ['j']),
+        game('ok3', ['k']),
+        game('over-capacity', ['l']),
+      ],
+    };
+    const channel = new RecordingChannel();
+    expect(coordinator.connectServer(hello, channel)).toEqual(['party/region=eu']);
+    const rejections = channel.orders.filter((o) => o.kind === 'rejected').map((o) => (o.kind === 'rejected' ? o.reason : ''));
+    expect(rejections).toHaveLength(5);
+    expect(rejections[0]).toMatch(/too-many.*5 players, more than the factory's maximum of 4/);
+    expect(rejections[1]).toMatch(/twice.*player "h" is listed twice/);
+    expect(rejections[2]).toMatch(/future.*started_at is 60000 ms in the future/);
+    expect(rejections[3]).toMatch(/other-game.*player "a" is already in game "ok"/);
+    expect(rejections[4]).toMatch(/over-capacity.*more running games than the server's max_games \(3\)/);
+    expect(coordinator.view.snapshot().games).toBe(3);
+    // The adopted games are real: their players are in them and cannot find another.
+    const listener = new RecordingListener();
+    expect(() =>
+      coordinator.find(request('t', 'party', 'a'), listener),
+    ).toThrow(/in game "ok"/);
+  });
+});
