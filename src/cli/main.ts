@@ -37,7 +37,12 @@ program
       .env('GAMEFACTORY_DRAIN_GRACE_MS')
       .default('10000'),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
+  .addOption(
+    new Option('--record <file>', "write the competitive tickets taken in to this file (JSON lines, hashed ids) for `gamefactory replay`; off by default").env(
+      'GAMEFACTORY_RECORD',
+    ),
+  )
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -78,6 +83,7 @@ program
         redis: opts.redis,
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
+        ...(opts.record !== undefined && { record: opts.record }),
         onDrained: () => process.exit(0),
       });
     } catch (error) {

@@ -25,26 +25,55 @@ export class ArrivalDensity {
 
   private readonly spread = new ScoreDistribution();
   private readonly counts = new Float64Array(2 * ArrivalDensity.halfBins);
+  /** Per bin, the faded sum of the values recorded with the arrivals (meanNear). */
+  private readonly values = new Float64Array(2 * ArrivalDensity.halfBins);
   /** Scores of the first arrivals, binned once the spread is known. */
-  private pending: { score: number; at: number }[] = [];
+  private pending: { score: number; at: number; value: number }[] = [];
   private origin = 0;
   private width = 0;
   private anchored = false;
   /** Weights are e^((at - epoch) / horizon). */
   private epoch: number | undefined;
   private firstAt: number | undefined;
+  private lastAt: number | undefined;
 
   constructor(private readonly horizonMs = 300_000) {}
 
-  record(score: number, at: number): void {
+  /** An arrival at `score`, time `at`, with a value meanNear averages (a wait, say). */
+  record(score: number, at: number, value = 0): void {
     this.spread.record(score);
     this.firstAt = this.firstAt === undefined ? at : Math.min(this.firstAt, at);
     if (!this.anchored) {
-      this.pending.push({ score, at });
+      this.pending.push({ score, at, value });
       if (this.pending.length >= ArrivalDensity.neighbours) this.anchor();
       return;
     }
-    this.add(score, at);
+    this.add(score, at, value);
+  }
+
+  /**
+   * The faded mean of the values recorded near `score` (its bin, widened until it holds
+   * `neighbours` records), or undefined before any. O(bins).
+   */
+  meanNear(score: number): number | undefined {
+    if (!this.anchored) {
+      if (this.pending.length === 0) return undefined;
+      return this.pending.reduce((s, p) => s + p.value, 0) / this.pending.length;
+    }
+    const n = this.counts.length;
+    const b = this.binOf(score);
+    let count = this.counts[b] as number;
+    let sum = this.values[b] as number;
+    for (let r = 1; count < ArrivalDensity.neighbours * this.weightNow() && (b - r >= 0 || b + r < n); r++) {
+      if (b - r >= 0) (count += this.counts[b - r] as number), (sum += this.values[b - r] as number);
+      if (b + r < n) (count += this.counts[b + r] as number), (sum += this.values[b + r] as number);
+    }
+    return count > 0 ? sum / count : undefined;
+  }
+
+  /** What one record weighs now in the stored (unfaded) counts: e^((last - epoch) / horizon). */
+  private weightNow(): number {
+    return this.epoch === undefined || this.lastAt === undefined ? 1 : Math.exp((this.lastAt - this.epoch) / this.horizonMs);
   }
 
   /** The density around every bin at `now`, for one batch's windows. */
@@ -114,7 +143,7 @@ export class ArrivalDensity {
     this.anchored = true;
     const pending = this.pending;
     this.pending = [];
-    for (const { score, at } of pending) this.add(score, at);
+    for (const { score, at, value } of pending) this.add(score, at, value);
   }
 
   /** The spread moved far from the one bins were cut for (a new season, a rescaled rating). */
@@ -127,27 +156,40 @@ export class ArrivalDensity {
   /** New bins for the current spread; each old bin's count moves to the bin holding its centre. */
   private rebin(): void {
     const old = Float64Array.from(this.counts);
+    const oldValues = Float64Array.from(this.values);
     const oldOrigin = this.origin;
     const oldWidth = this.width;
     this.counts.fill(0);
+    this.values.fill(0);
     this.origin = this.spread.mean;
     this.width = Math.max(this.spread.stdDev, floorWidth(this.spread.mean)) / ArrivalDensity.binsPerSigma;
     for (let b = 0; b < old.length; b++) {
       const count = old[b] as number;
-      if (count > 0) this.counts[this.binOf(oldOrigin + (b - ArrivalDensity.halfBins + 0.5) * oldWidth)]! += count;
+      if (count > 0) {
+        const to = this.binOf(oldOrigin + (b - ArrivalDensity.halfBins + 0.5) * oldWidth);
+        this.counts[to]! += count;
+        this.values[to]! += oldValues[b] as number;
+      }
     }
   }
 
-  private add(score: number, at: number): void {
+  private add(score: number, at: number, value: number): void {
     if (this.epoch === undefined) this.epoch = at;
+    this.lastAt = this.lastAt === undefined ? at : Math.max(this.lastAt, at);
     let exponent = (at - this.epoch) / this.horizonMs;
     if (exponent > ArrivalDensity.renormaliseAfter) {
       const fade = Math.exp(-exponent);
-      for (let b = 0; b < this.counts.length; b++) this.counts[b] = (this.counts[b] as number) * fade;
+      for (let b = 0; b < this.counts.length; b++) {
+        this.counts[b] = (this.counts[b] as number) * fade;
+        this.values[b] = (this.values[b] as number) * fade;
+      }
       this.epoch = at;
       exponent = 0;
     }
-    this.counts[this.binOf(score)]! += Math.exp(exponent);
+    const weight = Math.exp(exponent);
+    const b = this.binOf(score);
+    this.counts[b]! += weight;
+    this.values[b]! += weight * value;
   }
 
   private binOf(score: number): number {

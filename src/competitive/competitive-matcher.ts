@@ -1,4 +1,4 @@
-import { RegionalDensity } from './arrival-density.js';
+import { ArrivalDensity, RegionalDensity } from './arrival-density.js';
 import { partyScore, sortedBatch, type SortedBatch } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
@@ -70,6 +70,8 @@ export class CompetitiveMatcher {
   /** Arrivals over score, for a wait target's windows; undefined without a target. */
   private readonly arrivals: RegionalDensity | undefined;
   private readonly pairWindow: PairWindow;
+  /** Waits of tickets that played lately, by their score: what a newcomer near that score may expect. */
+  private readonly matchedWaits = new ArrivalDensity(MATCHED_WAITS_HORIZON_MS);
   private gamesFormed = 0;
   /** When the interval of the next batch started: the last batch, or the first arrival after it. */
   private intervalStart: number | undefined;
@@ -139,6 +141,15 @@ export class CompetitiveMatcher {
     const byInterval = this.intervalStart + this.config.batch.intervalMs;
     if (this.arrivalsSinceBatch > 0 || this.nextRelaxationAt === undefined) return byInterval;
     return Math.max(byInterval, this.nextRelaxationAt);
+  }
+
+  /**
+   * How long a ticket like this one has waited lately: the mean wait of tickets near its score that
+   * played in the last minutes (undefined before any did). Not a promise: how long the pool near a
+   * score takes to match, as the queued update's estimate. O(bins).
+   */
+  estimatedWaitMs(ticket: CompetitiveTicket): number | undefined {
+    return this.matchedWaits.meanNear(partyScore(ticket));
   }
 
   /** True while a batch of formGamesOn is being solved elsewhere; no other batch may start then. */
@@ -286,7 +297,13 @@ export class CompetitiveMatcher {
     // the pool together below rather than one Map.delete per ticket inside the loop.
     const taken = new Uint8Array(batch.waiting.length);
     let takenCount = 0;
-    const { tickets, ticketIds, waitMs, order } = batch.sorted;
+    const { tickets, ticketIds, waitMs, order, score } = batch.sorted;
+    // The waits of games started, by score, for estimates: a sample is plenty (a 100k batch would
+    // otherwise record 50k of them).
+    let games = 0;
+    for (const result of results) games += result.games;
+    const sampleEvery = Math.max(1, Math.ceil(games / WAIT_SAMPLES_PER_BATCH));
+    let started = 0;
     for (let s = 0; s < results.length; s++) {
       const result = results[s] as SliceResult;
       const offset = (batch.slices[s] as PreparedSlice).from;
@@ -343,6 +360,10 @@ export class CompetitiveMatcher {
           taken[order[offset + (result.members[m] as number)] as number] = 1;
         }
         takenCount += players;
+        if (started++ % sampleEvery === 0) {
+          const at = offset + (result.members[member - players] as number);
+          this.matchedWaits.record(score[at] as number, batch.at, waitMs[at] as number);
+        }
         const map = result.map[g] as number;
         const region = result.region[g] as number;
         formed.push(
@@ -462,6 +483,11 @@ export class CompetitiveMatcher {
     return { teams, map, region, quality: new FormedGameQuality(scoreGap, teamImbalance, gapInSigma, waitsMs, beta, players) };
   }
 }
+
+/** Games of one batch whose waits feed the estimates, at most. */
+const WAIT_SAMPLES_PER_BATCH = 256;
+/** Estimates follow the last few minutes of games. */
+const MATCHED_WAITS_HORIZON_MS = 120_000;
 
 /**
  * Whether some pair the 1v1 pairing may form crosses the cut before position `to`: the neighbours
