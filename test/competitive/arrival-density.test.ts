@@ -91,4 +91,20 @@ describe('ArrivalDensity: live arrivals per ms per score unit', () => {
     // Without latencies a ticket counts the whole factory's arrivals.
     expect(view.forTicket(ticket({}))).toBe(view.whole);
   });
+
+  it('averages the values recorded near a score (recent waits for a wait estimate)', () => {
+    const waits = new ArrivalDensity(120_000);
+    const sample = new Sampler(8);
+    let t = 0;
+    // Waits grow away from the centre: 1 s there, 5 s two sigmas out.
+    for (let i = 0; i < 4000; i++) {
+      t += 50;
+      const score = sample.normal(1500, 200);
+      waits.record(score, t, 1000 + 1000 * Math.abs(score - 1500) / 100);
+    }
+    expect(waits.meanNear(1500)).toBeGreaterThan(900);
+    expect(waits.meanNear(1500)).toBeLessThan(1600);
+    expect(waits.meanNear(1900)!).toBeGreaterThan(3 * waits.meanNear(1500)!);
+    expect(new ArrivalDensity().meanNear(1500)).toBeUndefined();
+  });
 });
