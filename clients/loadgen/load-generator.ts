@@ -28,6 +28,8 @@ export interface LoadOptions {
   readonly matchable?: Record<string, PlainValue>;
   /** Distinguishes player and server ids between runs against the same coordinator. */
   readonly runId: string;
+  /** Competitive templates: each ticket's player gets the score this gives for ticket i. */
+  readonly score?: (i: number) => number;
   readonly onProgress?: (done: number) => void;
 }
 
@@ -63,7 +65,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const request = (i: number): FindRequest => ({
     ticketId: `${options.runId}-t${i}`,
     template: options.template,
-    party: [`${options.runId}-p${i}`],
+    party: [options.score ? { playerId: `${options.runId}-p${i}`, score: options.score(i) } : `${options.runId}-p${i}`],
     partition: options.partition,
     matchable: options.matchable,
   });

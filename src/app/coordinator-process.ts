@@ -17,6 +17,7 @@ import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
 import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
+import { ArrivalRecorder } from '../replay/arrival-recorder.js';
 import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.js';
 import type { CoreHost } from './core-host.js';
 
@@ -42,6 +43,8 @@ export interface ProcessOptions {
   readonly onDrained?: () => void;
   /** `--redis`: join the cluster sharing this Redis (src/redis/relay); absent, one process on LMDB. */
   readonly redis?: string;
+  /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
+  readonly record?: string;
 }
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
@@ -106,7 +109,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, build: (place) => buildCore(options.config, environment, place) })
     : undefined;
   const currentCore = () => host ?? node?.core();
-  const commands: CoordinatorCommands = host ?? node!.commands;
+  // Recording sits in front of the core like the transport: it sees what the core accepted.
+  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
+  recorder?.attach(environment.events);
+  const commands: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
   const view: CoordinatorView = host?.view ?? node!.view;
   metrics.attach(view, environment.events);
   // The operator page reads the same view and events as the metrics.
@@ -144,6 +150,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
       http.server.closeIdleConnections(); // the operator page's keep-alive polls
       await closed;
+      await recorder?.close();
       await store.tickets.flushed();
       await ratings.flushed();
       await store.close();

@@ -5,6 +5,7 @@ import { decideBind } from '../security/dev-mode.js';
 import { createLogger } from './logger.js';
 import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
+import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 
 const program = new Command()
@@ -36,7 +37,12 @@ program
       .env('GAMEFACTORY_DRAIN_GRACE_MS')
       .default('10000'),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string }) => {
+  .addOption(
+    new Option('--record <file>', "write the competitive tickets taken in to this file (JSON lines, hashed ids) for `gamefactory replay`; off by default").env(
+      'GAMEFACTORY_RECORD',
+    ),
+  )
+  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -77,6 +83,7 @@ program
         redis: opts.redis,
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
+        ...(opts.record !== undefined && { record: opts.record }),
         onDrained: () => process.exit(0),
       });
     } catch (error) {
@@ -112,6 +119,7 @@ program
 registerClientCommands(program);
 registerSimulateCommand(program);
 registerCheckCommand(program);
+registerReplayCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error);

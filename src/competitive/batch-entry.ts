@@ -1,5 +1,5 @@
 import { radixOrder } from '../collections/radix-order.js';
-import type { CompetitiveTicket } from './competitive-config.js';
+import type { CompetitiveTicket, ExpansionStep } from './competitive-config.js';
 import type { ExpansionSchedule } from './expansion-schedule.js';
 
 /**
@@ -30,6 +30,14 @@ export function partyScore(ticket: CompetitiveTicket): number {
   return sum / ticket.players.length;
 }
 
+/**
+ * Where a ticket's score window comes from when not from the schedule: a wait target's windows
+ * (target-windows.ts), from the ticket, its party score and its wait.
+ */
+export interface ScoreWindows {
+  windowOf(ticket: CompetitiveTicket, score: number, waitMs: number): number;
+}
+
 export function toBatchEntry(
   ticket: CompetitiveTicket,
   schedule: ExpansionSchedule,
@@ -37,6 +45,7 @@ export function toBatchEntry(
   /** Its position in the sorted batch; 0 for an entry looked at on its own. */
   index = 0,
   score: number = partyScore(ticket),
+  windows?: ScoreWindows,
 ): BatchEntry {
   const waitMs = Math.max(0, now - ticket.enqueuedAt);
   const step = schedule.stepFor(waitMs);
@@ -46,10 +55,27 @@ export function toBatchEntry(
     size: ticket.players.length,
     score,
     waitMs,
-    // A rating system's uncertainty widens the window: an unsure score is a wide guess.
-    maxScoreGap: step.maxScoreGap + (ticket.scoreUncertainty ?? 0),
-    maxLatencyMs: step.maxLatencyMs,
+    maxScoreGap: scoreWindow(ticket, score, waitMs, step, windows),
+    maxLatencyMs: latencyCap(ticket, step),
   };
+}
+
+/**
+ * The score window in force: the schedule's step (or a target's window), infinite once the
+ * ticket's own budget is spent, widened by a rating system's uncertainty: an unsure score is a wide
+ * guess.
+ */
+function scoreWindow(ticket: CompetitiveTicket, score: number, waitMs: number, step: ExpansionStep, windows: ScoreWindows | undefined): number {
+  const budget = ticket.waitBudgetMs;
+  const window =
+    budget !== undefined && waitMs >= budget ? Infinity : windows === undefined ? step.maxScoreGap : windows.windowOf(ticket, score, waitMs);
+  return window + (ticket.scoreUncertainty ?? 0);
+}
+
+/** The step's latency cap, never past the ticket's own ceiling. */
+function latencyCap(ticket: CompetitiveTicket, step: ExpansionStep): number {
+  const ceiling = ticket.maxLatencyMs;
+  return ceiling === undefined ? step.maxLatencyMs : Math.min(ceiling, step.maxLatencyMs);
 }
 
 /** What a batch reads of each ticket, one column per field, position k for the k-th ticket. */
@@ -197,6 +223,8 @@ export function sortedBatch(
   now: number,
   /** The tickets' party scores, when the caller already has them (partyScore of each). */
   knownScores?: Float64Array,
+  /** Score windows from a wait target instead of the schedule's steps. */
+  windows?: ScoreWindows,
 ): SortedBatch {
   const n = tickets.length;
   const score = knownScores ?? new Float64Array(n);
@@ -213,9 +241,8 @@ export function sortedBatch(
     const wait = Math.max(0, now - ticket.enqueuedAt);
     const step = schedule.stepFor(wait);
     waitMs[k] = wait;
-    // A rating system's uncertainty widens the window, as in toBatchEntry.
-    maxScoreGap[k] = step.maxScoreGap + (ticket.scoreUncertainty ?? 0);
-    maxLatencyMs[k] = step.maxLatencyMs;
+    maxScoreGap[k] = scoreWindow(ticket, score[k] as number, wait, step, windows);
+    maxLatencyMs[k] = latencyCap(ticket, step);
   }
   return new SortedBatch({ tickets, ticketIds, size, score, waitMs, maxScoreGap, maxLatencyMs }, radixOrder(score));
 }

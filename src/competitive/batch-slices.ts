@@ -1,6 +1,7 @@
 import { identityOrder, SortedBatch, type BatchEntry } from './batch-entry.js';
 import type { CompetitivePlayer, CompetitiveTicket, PairWindow, SoftPreference, TeamScoreAggregation } from './competitive-config.js';
 import { GameObjective } from './game-objective.js';
+import { pairWithinBudgets } from './budget-pairing.js';
 import { pairChoice, pairNeighbours } from './one-on-one-pairing.js';
 import { seededRandom } from './seeded-random.js';
 import { SoftPreferences } from './soft-preferences.js';
@@ -296,7 +297,7 @@ export function solveRange(
   };
 }
 
-/** 1v1: the pairs of pairNeighbours, written straight into the result's arrays. */
+/** 1v1: the pairs of pairNeighbours (or the budget pairing), written straight into the result's arrays. */
 function pairRange(
   batch: SortedBatch,
   from: number,
@@ -305,20 +306,38 @@ function pairRange(
   venue: VenueChoice,
   soft: SoftPreferences,
 ): SliceResult {
-  const lows = pairNeighbours(batch, from, to, venue, context.sigma, soft, context.pairWindow);
-  const games = lows.length;
+  // Pairs as positions, [low, high, ...]: neighbours for pairNeighbours, and also neighbours but
+  // one for the budget pairing.
+  let pairs: Int32Array;
+  if (context.pairWindow === 'budget') {
+    pairs = pairWithinBudgets(batch, from, to, venue, context.sigma, {
+      soft,
+      softPreferences: context.softPreferences ?? [],
+      regions: context.regions,
+      maps: context.maps,
+    });
+  } else {
+    const lows = pairNeighbours(batch, from, to, venue, context.sigma, soft, context.pairWindow);
+    pairs = new Int32Array(2 * lows.length);
+    for (let g = 0; g < lows.length; g++) {
+      pairs[2 * g] = lows[g] as number;
+      pairs[2 * g + 1] = (lows[g] as number) + 1;
+    }
+  }
+  const games = pairs.length / 2;
   const members = new Int32Array(2 * games);
   const map = new Int32Array(games).fill(-1);
   const region = new Int32Array(games).fill(-1);
   const scoreGap = new Float64Array(games);
   for (let g = 0; g < games; g++) {
-    const low = lows[g] as number;
+    const low = pairs[2 * g] as number;
+    const high = pairs[2 * g + 1] as number;
     // The higher score is named first, as its own team.
-    members[2 * g] = low + 1 - from;
+    members[2 * g] = high - from;
     members[2 * g + 1] = low - from;
-    scoreGap[g] = (batch.score[low + 1] as number) - (batch.score[low] as number);
+    scoreGap[g] = (batch.score[high] as number) - (batch.score[low] as number);
     if (venue.trivial) continue;
-    const choice = pairChoice(venue, batch.entry(low), batch.entry(low + 1));
+    const choice = pairChoice(venue, batch.entry(low), batch.entry(high));
     if (choice.map.map !== undefined) map[g] = context.maps.indexOf(choice.map.map);
     if (choice.region.region !== undefined) region[g] = context.regions.indexOf(choice.region.region);
   }

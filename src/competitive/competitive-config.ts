@@ -34,7 +34,25 @@ export type TeamScoreAggregation = 'mean' | 'max' | 'weighted';
  *   paid for the wait decides, so a long waiter takes the closest newcomer within its own window
  *   instead of waiting for someone whose window has also grown.
  */
-export type PairWindow = 'reciprocal' | 'mean' | 'longer-waiter';
+export type PairWindow = 'reciprocal' | 'mean' | 'longer-waiter' | 'budget';
+
+/**
+ * What a competitive factory wants instead of a hand-written schedule of score windows: waits (a
+ * p99, and a mean if it matters too), or a mean score gap in sigmas of its score distribution (with
+ * a p99 wait it must not pass, if given). Windows then follow the live arrival rate and score
+ * density (target-windows.ts).
+ */
+export interface WaitTarget {
+  readonly waitP99Ms?: number;
+  readonly meanWaitMs?: number;
+  readonly meanGapSigma?: number;
+}
+
+/** Bounds on a ticket's own limits (a request outside them is refused, naming the field). */
+export interface PlayerLimitBounds {
+  readonly waitBudgetMs: { readonly min: number; readonly max: number };
+  readonly maxLatencyMs: { readonly min: number; readonly max: number };
+}
 
 export interface CompetitiveConfig {
   /** 2x1 = 1v1, 2x5 = 5v5, 8x1 = 8-player free-for-all. */
@@ -57,7 +75,26 @@ export interface CompetitiveConfig {
   readonly softPreferences?: readonly SoftPreference[];
   /** 1v1: whose window a pair must fit; absent = DEFAULT_PAIR_WINDOW (one-on-one-pairing.ts). */
   readonly pairWindow?: PairWindow;
+  /**
+   * Score windows from a wait target (target-windows.ts) instead of the expansion's maxScoreGap;
+   * the expansion then only widens latency caps.
+   */
+  readonly target?: WaitTarget;
+  /** Bounds on tickets' own wait budget and latency ceiling; absent = DEFAULT_PLAYER_LIMITS. */
+  readonly playerLimits?: PlayerLimitBounds;
+  /**
+   * How far one player's performance in a game strays from their score (TrueSkill's beta), in
+   * score units: what a game's predicted balance is computed with (match-quality.ts). Absent = half
+   * the factory's score spread, TrueSkill's own ratio of beta to the initial uncertainty.
+   */
+  readonly performanceSd?: number;
 }
+
+/** Tickets may ask for a budget of 1 s to 10 minutes and a latency ceiling of 1 ms to 10 s. */
+export const DEFAULT_PLAYER_LIMITS: PlayerLimitBounds = {
+  waitBudgetMs: { min: 1_000, max: 600_000 },
+  maxLatencyMs: { min: 1, max: 10_000 },
+};
 
 /** A point on the globe in degrees. */
 export interface GeoPoint {
@@ -107,6 +144,13 @@ export interface CompetitiveTicket {
   readonly softAttributes?: ReadonlyMap<string, string>;
   /** How unsure the party's score is (a rating system's uncertainty): widens its score window. */
   readonly scoreUncertainty?: number;
+  /**
+   * The party's own wait budget, ms (within the factory's playerLimits): past it the ticket takes
+   * any score gap, and under a wait target its windows are shaped for it instead of the factory's.
+   */
+  readonly waitBudgetMs?: number;
+  /** The party's own latency ceiling, ms (within playerLimits): no expansion step widens past it. */
+  readonly maxLatencyMs?: number;
 }
 
 export interface GameQuality {
@@ -118,6 +162,13 @@ export interface GameQuality {
   readonly gapInSigma: number;
   /** How long each ticket waited, in the order of `teams` flattened. */
   readonly waitsMs: number[];
+  /**
+   * The chance the side predicted to win does win (0.5 = a coin toss; two teams: TrueSkill's
+   * normal model with the factory's performanceSd; more teams: the chance the strongest places first).
+   */
+  readonly favouriteWinProbability: number;
+  /** TrueSkill's match quality: the chance of a draw relative to the most even game possible (1 = even). */
+  readonly matchQuality: number;
 }
 
 export interface FormedGame {
@@ -148,5 +199,31 @@ export function assertValidCompetitiveConfig(config: CompetitiveConfig): void {
     }
     if (!(step.maxScoreGap >= 0)) fail(`expansion[${i}].maxScoreGap: must be >= 0`);
     if (!(step.maxLatencyMs >= 0)) fail(`expansion[${i}].maxLatencyMs: must be >= 0`);
+    if (config.target !== undefined && step.maxScoreGap !== Infinity) {
+      fail(`expansion[${i}].maxScoreGap: the target sets score windows; give only maxLatencyMs`);
+    }
   });
+  if (config.target !== undefined) {
+    const { waitP99Ms, meanWaitMs, meanGapSigma } = config.target;
+    if (waitP99Ms === undefined && meanWaitMs === undefined && meanGapSigma === undefined) {
+      fail('target: give waitP99Ms, meanWaitMs or meanGapSigma');
+    }
+    if (meanWaitMs !== undefined && meanGapSigma !== undefined) fail('target: give meanWaitMs or meanGapSigma, not both');
+    for (const [key, value] of Object.entries({ waitP99Ms, meanWaitMs, meanGapSigma })) {
+      if (value !== undefined && !(value > 0 && Number.isFinite(value))) fail(`target.${key}: must be a positive number`);
+    }
+    if (waitP99Ms !== undefined && meanWaitMs !== undefined && meanWaitMs > waitP99Ms) {
+      fail('target.meanWaitMs: must not exceed waitP99Ms');
+    }
+  }
+  const limits = config.playerLimits;
+  if (limits !== undefined) {
+    for (const key of ['waitBudgetMs', 'maxLatencyMs'] as const) {
+      const { min, max } = limits[key];
+      if (!(min > 0 && Number.isFinite(max) && min <= max)) fail(`playerLimits.${key}: needs 0 < min <= max`);
+    }
+  }
+  if (config.performanceSd !== undefined && !(config.performanceSd > 0 && Number.isFinite(config.performanceSd))) {
+    fail('performanceSd: must be a positive number');
+  }
 }

@@ -1,15 +1,20 @@
+import { ArrivalDensity, RegionalDensity } from './arrival-density.js';
 import { partyScore, sortedBatch, type SortedBatch } from './batch-entry.js';
 import {
   assertValidCompetitiveConfig,
+  DEFAULT_PLAYER_LIMITS,
   type CompetitiveConfig,
   type CompetitiveTicket,
   type FormedGame,
+  type PairWindow,
 } from './competitive-config.js';
 import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
 import { DEFAULT_PAIR_WINDOW, windowAllowsAt } from './one-on-one-pairing.js';
+import { FormedGameQuality } from './match-quality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
+import { planTarget, TargetWindows } from './target-windows.js';
 import { validateTicket } from './ticket-validation.js';
 
 export interface CompetitiveMatcherDeps {
@@ -62,10 +67,21 @@ export class CompetitiveMatcher {
   private readonly schedule: ExpansionSchedule;
   private readonly distribution = new ScoreDistribution();
   private readonly gaps = new GapHistogram();
+  /** Arrivals over score, for a wait target's windows; undefined without a target. */
+  private readonly arrivals: RegionalDensity | undefined;
+  private readonly pairWindow: PairWindow;
+  /** Waits of tickets that played lately, by their score: what a newcomer near that score may expect. */
+  private readonly matchedWaits = new ArrivalDensity(MATCHED_WAITS_HORIZON_MS);
   private gamesFormed = 0;
   /** When the interval of the next batch started: the last batch, or the first arrival after it. */
   private intervalStart: number | undefined;
   private lastBatchAt: number | undefined;
+  /**
+   * Time between batches while tickets wait (moving average, ms): the part of every wait a target
+   * cannot shorten, whether it comes from intervalMs or from how often the caller asks.
+   */
+  private batchSpacing: number;
+  private waitedAfterLastBatch = false;
   private arrivalsSinceBatch = 0;
   /** Tickets removed so far; while it has not moved since prepare, every ticket of the batch still waits. */
   private removals = 0;
@@ -81,6 +97,10 @@ export class CompetitiveMatcher {
   ) {
     assertValidCompetitiveConfig(config);
     this.schedule = new ExpansionSchedule(config.expansion);
+    this.batchSpacing = config.batch.intervalMs;
+    this.arrivals = config.target === undefined ? undefined : new RegionalDensity(config.regions);
+    // A target's windows are what waiting is expected to cost, which the budget pairing weighs.
+    this.pairWindow = config.pairWindow ?? (config.target === undefined ? DEFAULT_PAIR_WINDOW : 'budget');
   }
 
   /** Throws on an invalid ticket (see validateTicket) or an id already waiting. */
@@ -92,8 +112,10 @@ export class CompetitiveMatcher {
     if (this.pool.size === 0) {
       this.intervalStart = Math.max(this.lastBatchAt ?? -Infinity, ticket.enqueuedAt);
     }
-    this.pool.set(ticket.ticketId, { ticket, score: partyScore(ticket) });
+    const score = partyScore(ticket);
+    this.pool.set(ticket.ticketId, { ticket, score });
     this.arrivalsSinceBatch += 1;
+    this.arrivals?.record(ticket, score, ticket.enqueuedAt);
     for (const player of ticket.players) this.distribution.record(player.score);
   }
 
@@ -119,6 +141,15 @@ export class CompetitiveMatcher {
     const byInterval = this.intervalStart + this.config.batch.intervalMs;
     if (this.arrivalsSinceBatch > 0 || this.nextRelaxationAt === undefined) return byInterval;
     return Math.max(byInterval, this.nextRelaxationAt);
+  }
+
+  /**
+   * How long a ticket like this one has waited lately: the mean wait of tickets near its score that
+   * played in the last minutes (undefined before any did). Not a promise: how long the pool near a
+   * score takes to match, as the queued update's estimate. O(bins).
+   */
+  estimatedWaitMs(ticket: CompetitiveTicket): number | undefined {
+    return this.matchedWaits.meanNear(partyScore(ticket));
   }
 
   /** True while a batch of formGamesOn is being solved elsewhere; no other batch may start then. */
@@ -207,7 +238,8 @@ export class CompetitiveMatcher {
       tickets[k] = w.ticket;
       scores[k++] = w.score;
     }
-    const sorted = sortedBatch(tickets, this.schedule, now, scores);
+    const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
+    const sorted = sortedBatch(tickets, this.schedule, now, scores, this.targetWindows(now, sigma));
     const count = sorted.length;
     const context: SliceContext = {
       teams: this.config.teams,
@@ -215,9 +247,9 @@ export class CompetitiveMatcher {
       teamScore: this.config.teamScore,
       maps: this.config.maps,
       regions: this.config.regions,
-      sigma: this.distribution.stdDev > 0 ? this.distribution.stdDev : 1,
+      sigma,
       softPreferences: this.config.softPreferences ?? [],
-      pairWindow: this.config.pairWindow ?? DEFAULT_PAIR_WINDOW,
+      pairWindow: this.pairWindow,
     };
     const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
     const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
@@ -225,7 +257,7 @@ export class CompetitiveMatcher {
     for (let from = 0; from < count; ) {
       let to = Math.min(count, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
       if (oneOnOne) {
-        while (to < count && windowAllowsAt(sorted, to - 1, to, context.pairWindow!)) to += 1;
+        while (to < count && pairsAcross(sorted, to, context.pairWindow!)) to += 1;
       }
       const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
       const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / count;
@@ -234,6 +266,16 @@ export class CompetitiveMatcher {
     }
     this.outstanding = true;
     return { at: now, waiting, sorted, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
+  }
+
+  /** This batch's windows under a wait target; undefined when the expansion's steps give them. */
+  private targetWindows(now: number, sigma: number): TargetWindows | undefined {
+    const { target } = this.config;
+    if (target === undefined || this.arrivals === undefined) return undefined;
+    const limits = this.config.playerLimits ?? DEFAULT_PLAYER_LIMITS;
+    const plan = planTarget(target, this.batchSpacing, limits.waitBudgetMs.max);
+    const gap = target.meanGapSigma === undefined ? undefined : target.meanGapSigma * sigma;
+    return new TargetWindows(this.arrivals.snapshot(now), plan, gap);
   }
 
   /**
@@ -255,17 +297,27 @@ export class CompetitiveMatcher {
     // the pool together below rather than one Map.delete per ticket inside the loop.
     const taken = new Uint8Array(batch.waiting.length);
     let takenCount = 0;
-    const { tickets, ticketIds, waitMs, order } = batch.sorted;
+    const { tickets, ticketIds, waitMs, order, score } = batch.sorted;
+    // The waits of games started, by score, for estimates: a sample is plenty (a 100k batch would
+    // otherwise record 50k of them).
+    let games = 0;
+    for (const result of results) games += result.games;
+    const sampleEvery = Math.max(1, Math.ceil(games / WAIT_SAMPLES_PER_BATCH));
+    let started = 0;
     for (let s = 0; s < results.length; s++) {
       const result = results[s] as SliceResult;
       const offset = (batch.slices[s] as PreparedSlice).from;
       let member = 0;
       for (let g = 0; g < result.games; g++) {
-        const first = g * teamCount;
+        const firstTeam = g * teamCount;
         let players = 0;
-        for (let t = 0; t < teamCount; t++) players += result.teamLength[first + t] as number;
+        for (let t = 0; t < teamCount; t++) players += result.teamLength[firstTeam + t] as number;
         let teams: string[][];
         let waitsMs: number[];
+        // The games' tickets, for their predicted balance: a pair's two, or every team's.
+        let first: CompetitiveTicket;
+        let second: CompetitiveTicket | undefined;
+        let sides: CompetitiveTicket[][] | undefined;
         let alive = true;
         if (teamCount === 2 && players === 2) {
           // One ticket a side (1v1): array literals, made at their size in one step, cost a quarter
@@ -273,25 +325,32 @@ export class CompetitiveMatcher {
           const a = offset + (result.members[member] as number);
           const b = offset + (result.members[member + 1] as number);
           member += 2;
-          if (checkPool) alive = this.stillWaiting(tickets[a] as CompetitiveTicket) && this.stillWaiting(tickets[b] as CompetitiveTicket);
+          first = tickets[a] as CompetitiveTicket;
+          second = tickets[b] as CompetitiveTicket;
+          if (checkPool) alive = this.stillWaiting(first) && this.stillWaiting(second);
           teams = [[ticketIds[a] as string], [ticketIds[b] as string]];
           waitsMs = [waitMs[a] as number, waitMs[b] as number];
         } else {
           // Arrays made at their final length: grown by push, each would hold room for 17 items.
           teams = new Array<string[]>(teamCount);
+          sides = new Array<CompetitiveTicket[]>(teamCount);
           waitsMs = new Array<number>(players);
           let w = 0;
           for (let t = 0; t < teamCount; t++) {
-            const length = result.teamLength[first + t] as number;
+            const length = result.teamLength[firstTeam + t] as number;
             const ids = new Array<string>(length);
+            const side = new Array<CompetitiveTicket>(length);
             for (let k = 0; k < length; k++) {
               const at = offset + (result.members[member++] as number);
-              if (checkPool && !this.stillWaiting(tickets[at] as CompetitiveTicket)) alive = false;
+              side[k] = tickets[at] as CompetitiveTicket;
+              if (checkPool && !this.stillWaiting(side[k] as CompetitiveTicket)) alive = false;
               ids[k] = ticketIds[at] as string;
               waitsMs[w++] = waitMs[at] as number;
             }
             teams[t] = ids;
+            sides[t] = side;
           }
+          first = (sides[0] as CompetitiveTicket[])[0] as CompetitiveTicket;
         }
         if (!alive) {
           dropped += 1;
@@ -301,6 +360,10 @@ export class CompetitiveMatcher {
           taken[order[offset + (result.members[m] as number)] as number] = 1;
         }
         takenCount += players;
+        if (started++ % sampleEvery === 0) {
+          const at = offset + (result.members[member - players] as number);
+          this.matchedWaits.record(score[at] as number, batch.at, waitMs[at] as number);
+        }
         const map = result.map[g] as number;
         const region = result.region[g] as number;
         formed.push(
@@ -311,6 +374,7 @@ export class CompetitiveMatcher {
             region < 0 ? undefined : this.config.regions[region],
             result.scoreGap[g] as number,
             result.teamImbalance[g] as number,
+            sides ?? [first, second as CompetitiveTicket],
           ),
         );
       }
@@ -322,14 +386,26 @@ export class CompetitiveMatcher {
 
     const now = batch.at;
     this.outstanding = false;
+    if (this.waitedAfterLastBatch && this.lastBatchAt !== undefined) {
+      this.batchSpacing += 0.1 * (now - this.lastBatchAt - this.batchSpacing);
+    }
+    this.waitedAfterLastBatch = this.pool.size > 0;
     this.lastBatchAt = now;
     this.intervalStart = now;
     this.arrivalsSinceBatch -= batch.arrivals;
     this.nextRelaxationAt = undefined;
-    for (const { ticket } of this.pool.values()) {
-      const at = this.schedule.nextRelaxationAt(ticket.enqueuedAt, now);
-      if (at !== undefined && (this.nextRelaxationAt === undefined || at < this.nextRelaxationAt)) {
-        this.nextRelaxationAt = at;
+    if (this.arrivals !== undefined) {
+      // A target's windows widen with every moment waited: any later batch may differ.
+      if (this.pool.size > 0) this.nextRelaxationAt = now;
+    } else {
+      for (const { ticket } of this.pool.values()) {
+        let at = this.schedule.nextRelaxationAt(ticket.enqueuedAt, now);
+        // A ticket's own budget running out widens its window to any gap.
+        const spent = ticket.waitBudgetMs === undefined ? undefined : ticket.enqueuedAt + ticket.waitBudgetMs;
+        if (spent !== undefined && spent > now && (at === undefined || spent < at)) at = spent;
+        if (at !== undefined && (this.nextRelaxationAt === undefined || at < this.nextRelaxationAt)) {
+          this.nextRelaxationAt = at;
+        }
       }
     }
     this.report = {
@@ -397,12 +473,30 @@ export class CompetitiveMatcher {
     region: string | undefined,
     scoreGap: number,
     teamImbalance: number,
+    /** A pair's two tickets, or every team's. */
+    players: readonly [CompetitiveTicket, CompetitiveTicket] | readonly (readonly CompetitiveTicket[])[],
   ): FormedGame {
     const gapInSigma = this.distribution.inSigma(scoreGap);
     this.gaps.record(gapInSigma);
     this.gamesFormed += 1;
-    return { teams, map, region, quality: { scoreGap, teamImbalance, gapInSigma, waitsMs } };
+    const beta = this.config.performanceSd ?? (this.distribution.stdDev > 0 ? this.distribution.stdDev / 2 : 1);
+    return { teams, map, region, quality: new FormedGameQuality(scoreGap, teamImbalance, gapInSigma, waitsMs, beta, players) };
   }
+}
+
+/** Games of one batch whose waits feed the estimates, at most. */
+const WAIT_SAMPLES_PER_BATCH = 256;
+/** Estimates follow the last few minutes of games. */
+const MATCHED_WAITS_HORIZON_MS = 120_000;
+
+/**
+ * Whether some pair the 1v1 pairing may form crosses the cut before position `to`: the neighbours
+ * there, or, for the budget pairing (which pairs over one ticket too), a pair over the cut.
+ */
+function pairsAcross(sorted: SortedBatch, to: number, rule: PairWindow): boolean {
+  if (windowAllowsAt(sorted, to - 1, to, rule)) return true;
+  if (rule !== 'budget') return false;
+  return (to >= 2 && windowAllowsAt(sorted, to - 2, to, rule)) || (to + 1 < sorted.length && windowAllowsAt(sorted, to - 1, to + 1, rule));
 }
 
 /**

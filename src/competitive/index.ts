@@ -11,6 +11,9 @@ export {
   type PairWindow,
   type SoftPreference,
   type TeamScoreAggregation,
+  type WaitTarget,
+  type PlayerLimitBounds,
+  DEFAULT_PLAYER_LIMITS,
 } from './competitive-config.js';
 export {
   CompetitiveMatcher,
@@ -29,3 +32,6 @@ export { MAX_ABS_SCORE, validateTicket } from './ticket-validation.js';
 export { greatCircleKm, latencyPrior, withLatencyPrior } from './locality.js';
 export { SoftPreferences } from './soft-preferences.js';
 export { DEFAULT_PAIR_WINDOW, pairWindowOf } from './one-on-one-pairing.js';
+export { ArrivalDensity, DensitySnapshot, DensityView, RegionalDensity } from './arrival-density.js';
+export { planTarget, TargetWindows, WINDOW_SHAPES, type TargetPlan, type WindowShape } from './target-windows.js';
+export { predictedBalance, type PredictedBalance, type RatedPlayer } from './match-quality.js';

@@ -17,6 +17,7 @@ function pairWindow(gapA: number, waitA: number, gapB: number, waitB: number, ru
     case 'reciprocal':
       return Math.min(gapA, gapB);
     case 'mean':
+    case 'budget':
       return (gapA + gapB) / 2;
     case 'longer-waiter':
       if (waitA > waitB) return gapA;
@@ -121,7 +122,7 @@ export function pairChoice(venue: VenueChoice, low: BatchEntry, high: BatchEntry
   return chooseVenue(venue, [low, high]) as PairChoice;
 }
 
-function chooseVenue(venue: VenueChoice, members: readonly BatchEntry[]): PairChoice | undefined {
+export function chooseVenue(venue: VenueChoice, members: readonly BatchEntry[]): PairChoice | undefined {
   const map = venue.chooseMap(members);
   if (map === undefined) return undefined;
   const region = venue.chooseRegion(members);
@@ -129,7 +130,7 @@ function chooseVenue(venue: VenueChoice, members: readonly BatchEntry[]): PairCh
   return { map, region };
 }
 
-function costOf(choice: PairChoice, members: readonly BatchEntry[], sigma: number, soft: SoftPreferences): number {
+export function costOf(choice: PairChoice, members: readonly BatchEntry[], sigma: number, soft: SoftPreferences): number {
   const w = OBJECTIVE_WEIGHTS;
   const low = members[0] as BatchEntry;
   const high = members[1] as BatchEntry;

@@ -1,4 +1,4 @@
-import type { CompetitiveConfig, CompetitivePlayer, CompetitiveTicket } from './competitive-config.js';
+import { DEFAULT_PLAYER_LIMITS, type CompetitiveConfig, type CompetitivePlayer, type CompetitiveTicket } from './competitive-config.js';
 
 /**
  * Scores are opaque but bounded: |score| <= 1e9 covers every rating scale in use (Elo, Glicko,
@@ -37,6 +37,11 @@ export function validateTicket(config: CompetitiveConfig, ticket: CompetitiveTic
     if (score > MAX_ABS_SCORE || score < -MAX_ABS_SCORE) return `party[${i}].score: must be within ±1e9`;
   }
   if (!Number.isFinite(ticket.enqueuedAt)) return 'enqueued_at: must be a finite number';
+  const limits = config.playerLimits ?? DEFAULT_PLAYER_LIMITS;
+  const budget = outside('wait_budget_ms', ticket.waitBudgetMs, limits.waitBudgetMs);
+  if (budget !== undefined) return budget;
+  const ceiling = outside('max_latency_ms', ticket.maxLatencyMs, limits.maxLatencyMs);
+  if (ceiling !== undefined) return ceiling;
 
   // With no regions configured latency is ignored altogether, so measurements are not checked.
   if (config.regions.length > 0 && ticket.latencyMs.size > 0) {
@@ -57,6 +62,14 @@ export function validateTicket(config: CompetitiveConfig, ticket: CompetitiveTic
   // "There are always more maps possible than can be vetoed" (Battle.net talk, "StarCraft II"):
   // a party that vetoes every map could never be matched, so it is refused up front.
   if (config.maps.length > 0 && vetoesEvery(config.maps, vetoed)) return 'vetoed_maps: every map is vetoed';
+  return undefined;
+}
+
+/** A ticket's own limit, when it gives one, must sit within the factory's bounds. */
+function outside(field: string, value: number | undefined, bounds: { readonly min: number; readonly max: number }): string | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value)) return `${field}: must be a finite number`;
+  if (value < bounds.min || value > bounds.max) return `${field}: ${value} is outside this factory's bounds ${bounds.min}..${bounds.max}`;
   return undefined;
 }
 

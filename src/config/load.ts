@@ -48,8 +48,9 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function normalise(raw: RawConfig): CoordinatorConfig {
+  const ladders = new Map(raw.ladders.map((l) => [l.name, normaliseLadder(l)]));
   return {
-    templates: raw.factories.map(normaliseTemplate),
+    templates: raw.factories.map((t) => withLadderPerformance(normaliseTemplate(t), ladders)),
     placement: {
       policy: raw.placement.policy,
       createTimeoutMs: raw.placement.createTimeoutMs,
@@ -58,10 +59,26 @@ function normalise(raw: RawConfig): CoordinatorConfig {
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
     grpc: { ...raw.grpc },
-    ladders: new Map(raw.ladders.map((l) => [l.name, normaliseLadder(l)])),
+    ladders,
     security: raw.security,
     limits: raw.limits,
   };
+}
+
+/**
+ * A competitive template on a ladder predicts its games' balance with the ladder's own model unless
+ * it says otherwise: TrueSkill's beta, or for Elo and Glicko-2 the normal spread whose win curve
+ * has the logistic's slope at an even game (scale / (ln 10 x 4) = phi(0) / (sqrt 2 x beta)).
+ */
+function withLadderPerformance(template: FactoryTemplate, ladders: ReadonlyMap<string, LadderConfig>): FactoryTemplate {
+  const { strategy } = template;
+  if (strategy.kind !== 'competitive' || strategy.settings.performanceSd !== undefined || template.ladder === undefined) return template;
+  const system = ladders.get(template.ladder)?.system;
+  if (system === undefined) return template;
+  const scale = system.kind === 'elo' ? system.scale : 400;
+  const performanceSd =
+    system.kind === 'trueskill' ? system.beta : (4 * scale) / (Math.LN10 * Math.sqrt(2 * Math.PI) * Math.SQRT2);
+  return { ...template, strategy: { kind: 'competitive', settings: { ...strategy.settings, performanceSd } } };
 }
 
 function normaliseLadder(raw: RawLadder): LadderConfig {
@@ -100,7 +117,8 @@ function normaliseStrategy(raw: RawTemplate): Strategy {
       teamSize: c.teamSize,
       teamScore: c.teamScore,
       batch: { ...c.batch },
-      expansion: c.expansion.map((s) => ({
+      // Without an expansion (a target gives score windows), one step: any latency, from the start.
+      expansion: (c.expansion ?? [{ afterSeconds: 0 }]).map((s) => ({
         afterMs: s.afterSeconds * 1000,
         maxScoreGap: s.maxScoreGap ?? Infinity,
         maxLatencyMs: s.maxLatencyMs ?? Infinity,
@@ -116,7 +134,10 @@ function normaliseStrategy(raw: RawTemplate): Strategy {
         },
       }),
       softPreferences: c.softPreferences,
-      pairWindow: c.pairWindow,
+      pairWindow: c.pairWindow ?? (c.target === undefined ? 'reciprocal' : 'budget'),
+      ...(c.target && { target: { ...c.target } }),
+      ...(c.playerLimits && { playerLimits: { waitBudgetMs: { ...c.playerLimits.waitBudgetMs }, maxLatencyMs: { ...c.playerLimits.maxLatencyMs } } }),
+      ...(c.performanceSd !== undefined && { performanceSd: c.performanceSd }),
     },
   };
 }

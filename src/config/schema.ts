@@ -58,6 +58,39 @@ const softPreference = z.strictObject({
   weight: z.number().positive().max(100),
 });
 
+/** What a factory wants instead of hand-tuned score windows (src/competitive/target-windows.ts). */
+const waitTarget = z
+  .strictObject({
+    /** The p99 wait to aim for: windows are as narrow as that allows. */
+    waitP99Ms: z.number().int().min(1).max(3_600_000).optional(),
+    /** The mean wait to aim for as well (at most waitP99Ms). */
+    meanWaitMs: z.number().int().min(1).max(3_600_000).optional(),
+    /** A mean score gap (in sigmas of the factory's scores) to keep to, waiting as little as that allows. */
+    meanGapSigma: z.number().positive().max(100).optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.waitP99Ms === undefined && t.meanWaitMs === undefined && t.meanGapSigma === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'give waitP99Ms, meanWaitMs or meanGapSigma' });
+    }
+    if (t.meanWaitMs !== undefined && t.meanGapSigma !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['meanGapSigma'], message: 'give meanWaitMs or meanGapSigma, not both' });
+    }
+    if (t.meanWaitMs !== undefined && t.waitP99Ms !== undefined && t.meanWaitMs > t.waitP99Ms) {
+      ctx.addIssue({ code: 'custom', path: ['meanWaitMs'], message: 'must not exceed waitP99Ms' });
+    }
+  });
+
+const bounds = (min: number, max: number) =>
+  z
+    .strictObject({ min: z.number().int().min(min).max(max), max: z.number().int().min(min).max(max) })
+    .refine((b) => b.min <= b.max, { message: 'min must not exceed max', path: ['max'] });
+
+/** Bounds on what a ticket may ask for itself (FindGameRequest wait_budget_ms and max_latency_ms). */
+const playerLimits = z.strictObject({
+  waitBudgetMs: bounds(1, 3_600_000).default({ min: 1_000, max: 600_000 }),
+  maxLatencyMs: bounds(1, 60_000).default({ min: 1, max: 10_000 }),
+});
+
 const competitive = z.strictObject({
   teams: z.number().int().min(2).max(64),
   teamSize: z.number().int().min(1).max(LIMITS.maxPartySize),
@@ -75,7 +108,8 @@ const competitive = z.strictObject({
     .refine(
       (steps) => steps.every((s, i) => i === 0 || s.afterSeconds > steps[i - 1]!.afterSeconds),
       'steps must be in increasing afterSeconds order',
-    ),
+    )
+    .optional(),
   hillClimbBudgetMs: z.number().min(0).max(10_000).default(20),
   maps: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
   regions: z.array(z.string().min(1).max(LIMITS.maxKeyLength)).max(LIMITS.maxListLength).default([]),
@@ -86,10 +120,28 @@ const competitive = z.strictObject({
    * design, and the first release's behaviour); longer-waiter: the window of whoever has waited longer
    * (docs/match-quality.md compares them); mean: the mean of the two (the lenience model).
    */
-  pairWindow: z.enum(['reciprocal', 'longer-waiter', 'mean']).default('reciprocal'),
+  pairWindow: z.enum(['reciprocal', 'longer-waiter', 'mean', 'budget']).optional(),
+  /**
+   * Score windows from a wait target instead of the expansion's maxScoreGap (which must then be
+   * left out; the expansion still widens latency caps). pairWindow defaults to `budget` with it.
+   */
+  target: waitTarget.optional(),
+  playerLimits: playerLimits.optional(),
+  /** One player's performance spread around their score (TrueSkill's beta), for a game's predicted balance. */
+  performanceSd: z.number().positive().optional(),
   /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */
   ladder: key.optional(),
 }).superRefine((c, ctx) => {
+  if (c.target === undefined && c.expansion === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['expansion'], message: 'give an expansion, or a target' });
+  }
+  if (c.target !== undefined) {
+    (c.expansion ?? []).forEach((step, i) => {
+      if (step.maxScoreGap !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['expansion', i, 'maxScoreGap'], message: 'the target sets score windows; give only maxLatencyMs' });
+      }
+    });
+  }
   for (const region of Object.keys(c.locality?.regions ?? {})) {
     if (!c.regions.includes(region)) {
       ctx.addIssue({ code: 'custom', path: ['locality', 'regions', region], message: `"${region}" is not one of regions` });

@@ -8,7 +8,7 @@ import type { CoreContext } from './core-context.js';
 import { DeadlineKind } from './deadlines.js';
 import type { SolvedBatch } from './effects.js';
 import { FactoryRuntime, type AdmitDecision } from './factory-runtime.js';
-import type { FindRequest, RunningGame } from './messages.js';
+import type { FindRequest, MatchQualityFigures, RunningGame } from './messages.js';
 import type { RatedLadder, RatingsReader } from './results/game-results.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
@@ -78,17 +78,23 @@ export class CompetitiveRuntime extends FactoryRuntime {
       latencyMs: request.latenciesMs,
       preferredMaps: request.preferredMaps,
       vetoedMaps: request.vetoedMaps,
+      ...(request.waitBudgetMs !== undefined && { waitBudgetMs: request.waitBudgetMs }),
+      ...(request.maxLatencyMs !== undefined && { maxLatencyMs: request.maxLatencyMs }),
     };
   }
 
   admit(ticket: Ticket): AdmitDecision {
-    this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
+    const pooled = this.toTicket(ticket.request, ticket.createdAt);
+    this.matcher.add(pooled);
     this.scheduleBatch();
-    return { kind: 'pooled' };
+    // From tickets near its score that played lately, less what it has waited already (a restored one).
+    const recent = this.matcher.estimatedWaitMs(pooled);
+    if (recent === undefined) return { kind: 'pooled' };
+    return { kind: 'pooled', estimatedWaitMs: Math.max(0, Math.round(recent - (this.ctx.now() - ticket.createdAt))) };
   }
 
   /** The plan for a game a batch formed, from its tickets by team. */
-  plan(teams: readonly (readonly Ticket[])[], map: string | undefined, region: string | undefined): CreationPlan {
+  plan(teams: readonly (readonly Ticket[])[], map: string | undefined, region: string | undefined, quality?: MatchQualityFigures): CreationPlan {
     const seats: { playerId: string; team: number; ticketId: string }[] = [];
     teams.forEach((team, teamIndex) => {
       for (const ticket of team) for (const playerId of ticket.playerIds) seats.push({ playerId, team: teamIndex, ticketId: ticket.id });
@@ -104,6 +110,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
       capacity: seats.length,
       map: map ?? '',
       region: region ?? '',
+      ...(quality && { quality }),
     };
   }
 

@@ -331,8 +331,20 @@ export class CoordinatorCore {
         for (const t of teams.flat()) if (t?.state.kind === 'pooled') runtime.repool(t);
         continue;
       }
-      this.out.event('competitiveGameFormed', { factory: runtime.identity.name, gapInSigma: game.quality.gapInSigma, waitsMs: game.quality.waitsMs });
-      this.creations.create(runtime.plan(teams as Ticket[][], game.map, game.region));
+      const quality = {
+        favouriteWinProbability: game.quality.favouriteWinProbability,
+        matchQuality: game.quality.matchQuality,
+        gapSigma: game.quality.gapInSigma,
+      };
+      this.out.event('competitiveGameFormed', {
+        factory: runtime.identity.name,
+        gapInSigma: game.quality.gapInSigma,
+        waitsMs: game.quality.waitsMs,
+        favouriteWinProbability: quality.favouriteWinProbability,
+        matchQuality: quality.matchQuality,
+        ticketIds: game.teams.flat(),
+      });
+      this.creations.create(runtime.plan(teams as Ticket[][], game.map, game.region, quality));
     }
   }
 }

@@ -18,8 +18,8 @@ export interface SeatMatch {
 export type AdmitDecision =
   /** No open game fits: a new one is needed (a party may first ride along a creation with `plan.rideKey`). */
   | { readonly kind: 'create'; readonly plan: CreationPlan }
-  /** Waits in the factory's pool for a batch. */
-  | { readonly kind: 'pooled' };
+  /** Waits in the factory's pool for a batch; `estimatedWaitMs` when the factory can tell. */
+  | { readonly kind: 'pooled'; readonly estimatedWaitMs?: number };
 
 /**
  * One live factory: its identity and its matcher. The factory abstraction is strategy-agnostic

@@ -142,6 +142,7 @@ export class GameCreations {
       confirmWithinMs,
       map: creation.map,
       region: creation.region,
+      ...(creation.quality && { quality: creation.quality }),
     }, `${creation.requestId}#${++creation.dispatches}`);
     this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
   }
@@ -203,6 +204,7 @@ export class GameCreations {
         map: creation.map,
         region: creation.region,
         team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
+        ...(creation.quality && { quality: creation.quality }),
       },
     }));
   }

@@ -43,6 +43,16 @@ export type ServerEvent =
   /** A finished game's result for its factory's ladder; `result.serverId` is the reporter. */
   | { readonly kind: 'gameResult'; readonly result: ReportedResult };
 
+/** A competitive game's predicted balance, as its matcher computed it when it formed the game. */
+export interface MatchQualityFigures {
+  /** The chance the side predicted to win does win (0.5: a coin toss). */
+  readonly favouriteWinProbability: number;
+  /** TrueSkill's match quality (1: as even as a game can be). */
+  readonly matchQuality: number;
+  /** Best minus worst player score, in standard deviations of the factory's scores. */
+  readonly gapSigma: number;
+}
+
 /** Orders the coordinator sends a game server. */
 export type ServerOrder =
   | {
@@ -58,6 +68,8 @@ export type ServerOrder =
       readonly confirmWithinMs: number;
       readonly map: string;
       readonly region: string;
+      /** Competitive games: the game's predicted balance. */
+      readonly quality?: MatchQualityFigures;
     }
   | {
       readonly kind: 'reserveSeats';
@@ -92,6 +104,9 @@ export interface FindRequest {
   readonly latenciesMs: ReadonlyMap<string, number>;
   readonly preferredMaps: readonly string[];
   readonly vetoedMaps: readonly string[];
+  /** Competitive: the party's own wait budget and latency ceiling, ms (within the template's playerLimits). */
+  readonly waitBudgetMs?: number;
+  readonly maxLatencyMs?: number;
   /** Who asks: the ticket's owner when it opens, checked when it is resumed. Absent: trusted in-process caller. */
   readonly caller?: Principal;
 }
@@ -106,6 +121,8 @@ export interface Assignment {
   readonly map: string;
   readonly region: string;
   readonly team: number;
+  /** Competitive games: the game's predicted balance. */
+  readonly quality?: MatchQualityFigures;
 }
 
 export type TicketUpdate =

@@ -21,6 +21,8 @@ export class CoordinatorMetrics {
   private readonly limitRefusals: Counter<'limit'>;
   private readonly storeWriteFailures: Counter<'op'>;
   private readonly competitiveGap: Histogram<'factory'>;
+  private readonly competitiveFavourite: Histogram<'factory'>;
+  private readonly competitiveQuality: Histogram<'factory'>;
   private readonly competitiveWait: Histogram<'factory'>;
 
   constructor() {
@@ -94,6 +96,20 @@ export class CoordinatorMetrics {
       buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 1, 2],
       registers,
     });
+    this.competitiveFavourite = new Histogram({
+      name: 'gamefactory_competitive_favourite_win_probability',
+      help: 'Predicted chance the favourite wins each competitive game formed (0.5: a coin toss; TrueSkill model with the factory performanceSd)',
+      labelNames: ['factory'],
+      buckets: [0.55, 0.6, 0.65, 0.7, 0.8, 0.9],
+      registers,
+    });
+    this.competitiveQuality = new Histogram({
+      name: 'gamefactory_competitive_match_quality',
+      help: "TrueSkill match quality of each competitive game formed (draw chance relative to the most even game possible; 1: even)",
+      labelNames: ['factory'],
+      buckets: [0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+      registers,
+    });
     this.competitiveWait = new Histogram({
       name: 'gamefactory_competitive_wait_seconds',
       help: 'How long tickets waited before their competitive game formed',
@@ -154,7 +170,10 @@ export class CoordinatorMetrics {
     events.on('requeued', (e) => this.requeued(e.factory, e.cause));
     events.on('serverMessageRejected', (e) => this.serverMessageRejected(e.kind));
     events.on('dequeued', (e) => this.dequeued(e.factory, e.waitedMs));
-    events.on('competitiveGameFormed', (e) => this.competitiveGameFormed(e.factory, e.gapInSigma, e.waitsMs));
+    events.on('competitiveGameFormed', (e) => {
+      this.competitiveGameFormed(e.factory, e.gapInSigma, e.waitsMs);
+      this.competitiveBalance(e.factory, e.favouriteWinProbability, e.matchQuality);
+    });
     events.on('serverBackedOff', () => this.serverBackedOff());
   }
 
@@ -186,6 +205,12 @@ export class CoordinatorMetrics {
   competitiveGameFormed(factory: string, gapInSigma: number, waitsMs: readonly number[]): void {
     if (Number.isFinite(gapInSigma)) this.competitiveGap.observe({ factory }, gapInSigma);
     for (const ms of waitsMs) this.competitiveWait.observe({ factory }, ms / 1000);
+  }
+
+  /** A game's predicted balance: the favourite's chance to win and TrueSkill's match quality. */
+  competitiveBalance(factory: string, favouriteWinProbability: number, matchQuality: number): void {
+    if (Number.isFinite(favouriteWinProbability)) this.competitiveFavourite.observe({ factory }, favouriteWinProbability);
+    if (Number.isFinite(matchQuality)) this.competitiveQuality.observe({ factory }, matchQuality);
   }
 
   serverBackedOff(): void {

@@ -19,7 +19,9 @@ export class CoordinatorOperatorSource implements OperatorSource {
       events.on('placed', (e) => this.emit({ kind: 'placed', factory: e.factory })),
       events.on('gameStarted', (e) => this.emit({ kind: 'game-started', serverId: e.serverId })),
       events.on('competitiveGameFormed', (e) => {
-        if (Number.isFinite(e.gapInSigma)) this.emit({ kind: 'game-formed', factory: e.factory, gapInSigma: e.gapInSigma });
+        if (Number.isFinite(e.gapInSigma)) {
+          this.emit({ kind: 'game-formed', factory: e.factory, gapInSigma: e.gapInSigma, favouriteWinProbability: e.favouriteWinProbability });
+        }
       }),
     ];
   }

@@ -18,7 +18,15 @@ export interface FactoryRow extends FactorySnapshot {
   readonly gamesPerMinute: number;
   /** Competitive: mean skill gap (sigma) of the games formed in the last minute. */
   readonly recentGapSigma: number | null;
+  /**
+   * Competitive: how the games formed in the last minute were predicted to go, the share of games
+   * by the favourite's chance to win in FAVOURITE_BINS (and the mean chance): a coin toss is 0.5.
+   */
+  readonly recentFavourite: { readonly mean: number; readonly shares: readonly number[] } | null;
 }
+
+/** Lower edges of the bins of a game's predicted favourite win chance, the operator page's distribution. */
+export const FAVOURITE_BINS = [0.5, 0.55, 0.6, 0.7, 0.8] as const;
 
 export interface ServerRow extends ServerSnapshot {
   readonly startsPerSecond: number;
@@ -51,6 +59,7 @@ interface FactoryRecent {
   readonly assignment: RollingHistogram;
   readonly placed: RollingCount;
   readonly gaps: RollingWindow<{ sum: number; n: number }>;
+  readonly favourites: RollingWindow<{ sum: number; bins: number[] }>;
   readonly series: SeriesRing;
 }
 
@@ -88,6 +97,12 @@ export class OperatorBoard {
         assignment: new RollingHistogram(RECENT_SLOTS, RECENT_SLOT_MS),
         placed: new RollingCount(RECENT_SLOTS, RECENT_SLOT_MS),
         gaps: new RollingWindow(RECENT_SLOTS, RECENT_SLOT_MS, () => ({ sum: 0, n: 0 }), (v) => ((v.sum = 0), (v.n = 0))),
+        favourites: new RollingWindow(
+          RECENT_SLOTS,
+          RECENT_SLOT_MS,
+          () => ({ sum: 0, bins: FAVOURITE_BINS.map(() => 0) }),
+          (v) => ((v.sum = 0), v.bins.fill(0)),
+        ),
         series: new SeriesRing(FACTORY_SERIES.length, FACTORY_POINTS),
       };
       this.factoryRecent.set(factory, r);
@@ -112,6 +127,14 @@ export class OperatorBoard {
         const g = slot.at(now);
         g.sum += event.gapInSigma;
         g.n += 1;
+        const p = event.favouriteWinProbability;
+        if (p !== undefined && Number.isFinite(p)) {
+          const f = this.recent(event.factory).favourites.at(now);
+          f.sum += p;
+          let bin = FAVOURITE_BINS.length - 1;
+          while (bin > 0 && p < (FAVOURITE_BINS[bin] as number)) bin -= 1;
+          f.bins[bin]! += 1;
+        }
         return;
       }
       case 'game-started': {
@@ -135,12 +158,20 @@ export class OperatorBoard {
       let gapSum = 0;
       let gapN = 0;
       for (const g of r.gaps.live(now)) (gapSum += g.sum), (gapN += g.n);
+      let favouriteSum = 0;
+      const favouriteBins = FAVOURITE_BINS.map(() => 0);
+      for (const f of r.favourites.live(now)) {
+        favouriteSum += f.sum;
+        f.bins.forEach((n, i) => (favouriteBins[i]! += n));
+      }
+      const favourites = favouriteBins.reduce((s, n) => s + n, 0);
       const row: FactoryRow = {
         ...f,
         assignmentP50Ms: r.assignment.quantile(now, 0.5),
         assignmentP99Ms: r.assignment.quantile(now, 0.99),
         gamesPerMinute: (r.placed.total(now) * 60_000) / r.placed.spanMs,
         recentGapSigma: gapN === 0 ? null : gapSum / gapN,
+        recentFavourite: favourites === 0 ? null : { mean: favouriteSum / favourites, shares: favouriteBins.map((n) => n / favourites) },
       };
       r.series.push([now, row.waitingTickets, row.queueLength, row.assignmentP99Ms, row.gamesPerMinute]);
       return row;

@@ -46,7 +46,13 @@ export type OperatorEvent =
   | { readonly kind: 'placed'; readonly factory: string }
   /** A server confirmed a game it was asked to create. */
   | { readonly kind: 'game-started'; readonly serverId: string }
-  | { readonly kind: 'game-formed'; readonly factory: string; readonly gapInSigma: number };
+  | {
+      readonly kind: 'game-formed';
+      readonly factory: string;
+      readonly gapInSigma: number;
+      /** The chance the side predicted to win does (0.5 to 1). */
+      readonly favouriteWinProbability?: number;
+    };
 
 export interface OperatorSource {
   snapshot(now: number): OperatorSnapshot;

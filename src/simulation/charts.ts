@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { renderSvg } from '../charts/vega-svg.js';
+import { isOurs } from './operating-points.js';
 import type { SimulationReport } from './simulation.js';
 
 export interface Chart {
@@ -58,7 +59,7 @@ export async function renderCharts(report: SimulationReport): Promise<Chart[]> {
     file: 'frontier.svg',
     title: 'Gap/wait frontier',
     caption:
-      "Each point is one matcher setting: mean wait against mean skill gap at 2, 20 and 200 players/s (gamefactory: its efficient settings only); lower-left is better.",
+      'Each point is one matcher setting: mean wait against mean skill gap at 2, 20 and 200 players/s (gamefactory: the efficient settings of each kind); lower-left is better.',
     values: efficient(report.frontier).map((p) => ({ ...p, rate: `${p.rate} players/s` })),
     body: {
       width: 260,
@@ -69,14 +70,24 @@ export async function renderCharts(report: SimulationReport): Promise<Chart[]> {
         height: 260,
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: 'meanWaitS', type: 'quantitative', title: 'mean wait (s)', scale: { type: 'symlog' } },
-          y: { field: 'meanGapSigma', type: 'quantitative', title: 'mean gap (sd)', scale: { type: 'symlog' } },
-          color: { field: 'matcher', type: 'nominal', title: null },
+          x: { field: 'meanWaitS', type: 'quantitative', title: 'mean wait (s, log)', scale: { type: 'log' } },
+          y: { field: 'meanGapSigma', type: 'quantitative', title: 'mean gap (sd, log)', scale: { type: 'log' } },
+          color: { field: 'matcher', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } },
           order: { field: 'meanWaitS' },
         },
       },
-      resolve: { scale: { x: 'independent' } },
+      resolve: { scale: { x: 'independent', y: 'independent' } },
     },
+  });
+  charts.push({
+    file: 'quality.svg',
+    title: 'Predicted balance against outcomes',
+    caption: `Games of the day by the chance the matcher gave the side rated higher (${report.main.matchedOn}) to win, and how often it did: on the diagonal the figure is calibrated.`,
+    values: report.main.favouriteCalibration.flatMap((b) => [
+      { matcher: 'predicted', p: b.predicted, share: b.predicted, games: b.games },
+      { matcher: 'won', p: b.predicted, share: b.won, games: b.games },
+    ]),
+    body: line('p', 'predicted chance the favourite wins', 'share', 'share of games'),
   });
   charts.push({
     file: 'rating-error.svg',
@@ -112,15 +123,15 @@ export async function renderCharts(report: SimulationReport): Promise<Chart[]> {
   return out;
 }
 
-/** Our settings that no other setting of ours beats on both mean wait and mean gap, per rate; baselines as they are. */
+/** Our settings that no other setting of the same kind beats on both mean wait and mean gap, per rate; baselines as they are. */
 function efficient(points: SimulationReport['frontier']): SimulationReport['frontier'] {
   return points.filter(
     (p) =>
-      p.matcher !== 'gamefactory' ||
+      !isOurs(p.matcher) ||
       !points.some(
         (q) =>
           q !== p &&
-          q.matcher === 'gamefactory' &&
+          q.matcher === p.matcher &&
           q.rate === p.rate &&
           q.meanWaitS <= p.meanWaitS &&
           q.meanGapSigma <= p.meanGapSigma &&

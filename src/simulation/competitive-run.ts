@@ -25,6 +25,13 @@ export interface CompetitiveRunOptions {
   readonly matchOn?: RatingSystem;
   /** Waits and gaps of games formed before this are left out (the queue filling up). */
   readonly warmupMs?: number;
+  /**
+   * Tickets arrive as one Poisson stream at perSecond from the first second, each a random idle
+   * party that is idle again as soon as its game starts. Without it, arrivals are sessions that
+   * re-queue after 5-minute games: a run shorter than a few sessions never reaches perSecond (a
+   * 1,000 s run at 20/s averaged 7.6/s), and 50,000 players cannot keep 200/s in 5-minute games.
+   */
+  readonly steady?: boolean;
 }
 
 export interface CompetitiveRunLog {
@@ -38,6 +45,11 @@ export interface CompetitiveRunLog {
   readonly unmatched: number;
   /** One per rating system, in the order given. */
   readonly ledgers: RatingLedger[];
+  /**
+   * Per counted game whose matcher gave a quality figure: its predicted chance that the side with
+   * the higher matching score wins, whether it did, and its match quality.
+   */
+  readonly favourites: { readonly probability: number; readonly won: boolean; readonly matchQuality: number }[];
 }
 
 interface Party {
@@ -61,7 +73,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   const sd = scenario.population.skill.sd;
   const checkMs = scenario.checkMs;
   const warmupMs = options.warmupMs ?? 0;
-  const gamesMean = scenario.sessions.gamesMean;
+  const gamesMean = options.steady ? 1 : scenario.sessions.gamesMean;
   const sessionRate = options.perSecond / gamesMean / 1000; // per ms
   const curve = scenario.arrivals.dailyCurve;
   const peakFactor = 1 + (curve?.amplitude ?? 0);
@@ -131,6 +143,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   const waitsMs: number[] = [];
   const gapsSigma: number[] = [];
   const latencyMs: number[] = [];
+  const favourites: CompetitiveRunLog['favourites'] = [];
   let games = 0;
   let nextSessionAt = arrivals.exponential(1 / (sessionRate * peakFactor));
 
@@ -189,8 +202,16 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
       const ranks = new Array<number>(perf.length);
       order.forEach((side, place) => (ranks[side] = place));
       for (const ledger of ledgers) ledger.record(sidePlayers, ranks, now);
+      if (counted && match.quality !== undefined) {
+        // The favourite as the matcher saw it: the side with the highest summed matching score.
+        const seen = sides.map((side) => side.reduce((sum, w) => sum + w.ticket.playerScores.reduce((a, b) => a + b, 0), 0));
+        let favourite = 0;
+        for (let t = 1; t < seen.length; t++) if (seen[t]! > seen[favourite]!) favourite = t;
+        favourites.push({ probability: match.quality.favouriteWinProbability, won: ranks[favourite] === 0, matchQuality: match.quality.matchQuality });
+      }
       const length = scenario.sessions.gameSeconds * 1000 * (0.5 + outcomes.uniform());
-      for (const w of all) ends.push(now + length, w.party);
+      if (options.steady) for (const w of all) w.party.players.forEach(release);
+      else for (const w of all) ends.push(now + length, w.party);
     }
   }
   for (const ledger of ledgers) ledger.error.snapshot();
@@ -202,6 +223,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     ticketsQueued: ticketSeq,
     unmatched: queue.waiting,
     ledgers,
+    favourites,
   };
 }
 

@@ -3,9 +3,17 @@ import type { CoordinatorConfig } from '../config/config.js';
 import { runCompetitive } from './competitive-run.js';
 import { runCooperative, type CooperativeSummary } from './cooperative-run.js';
 import { DEFAULT_ROUTE } from './latency-model.js';
-import { operatingPoints } from './operating-points.js';
+import { AS_SHIPPED, isOurs, operatingPoints, targetsAt, type OperatingPoint } from './operating-points.js';
 import { createPopulation } from './population.js';
-import { checkGoals, type FrontierPoint, type GoalCheck } from './quality-goals.js';
+import {
+  checkGoals,
+  checkShipped,
+  summarizeGoals,
+  type FrontierPoint,
+  type GoalCheck,
+  type GoalSummary,
+  type ShippedCheck,
+} from './quality-goals.js';
 import { GamefactoryQueue } from './queues/gamefactory-queue.js';
 import { runRatings } from './rating-systems.js';
 import { streamSeed } from './sampling.js';
@@ -29,10 +37,20 @@ export interface SimulationReport {
     readonly gapSigma: Summary;
     readonly latencyMs: Summary;
     readonly latencyHistogram: { from: number; count: number }[];
+    /**
+     * Each game's predicted chance that the side rated higher wins (the matcher's quality figure),
+     * in bins of 0.05 from 0.5, with how often that side did win: a calibrated figure wins as often
+     * as it says.
+     */
+    readonly favouriteCalibration: { from: number; games: number; predicted: number; won: number }[];
+    readonly matchQuality: Summary;
   };
   readonly frontier: FrontierPoint[];
   readonly distributions: { matcher: string; waitsS: { from: number; count: number }[]; gapsSigma: { from: number; count: number }[] }[];
   readonly goals: GoalCheck[];
+  readonly goalSummary: GoalSummary;
+  /** The factory as factories.yaml ships it, against our best setting that waits no longer, per rate. */
+  readonly shipped: ShippedCheck[];
   readonly ratings: {
     readonly system: string;
     /** Mean error is a share of the ladder's rating range (see rating-error.ts). */
@@ -88,14 +106,14 @@ export function runSimulation(input: SimulationInput): SimulationReport {
   const frontier: FrontierPoint[] = [];
   const distributions: SimulationReport['distributions'] = [];
   const oneOnOne = factory.teams === 2 && factory.teamSize === 1;
-  const points = operatingPoints(factory, sd).filter((p) => oneOnOne || p.matcher.startsWith('gamefactory'));
+  const points = operatingPoints(factory, sd).filter((p) => oneOnOne || isOurs(p.matcher));
   const shownAt = scenario.frontier.rates.reduce((best, r) =>
     Math.abs(Math.log(r / scenario.arrivals.perSecond)) < Math.abs(Math.log(best / scenario.arrivals.perSecond)) ? r : best,
   );
-  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s, longer-waiter', 'factories.yaml expansion', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
+  const shownSettings = new Set(['window 0.05 sd +0.01 sd/s, any after 120 s, longer-waiter', '1 bucket (0.125 sd) per 20 s, max 10', 'lenience +0.2/s', 'oldest two']);
   for (const rate of scenario.frontier.rates) {
     const pointMs = (scenario.frontier.tickets / rate) * 1000;
-    for (const point of points) {
+    const runPoint = (point: OperatingPoint): FrontierPoint => {
       progress(`frontier: ${point.matcher}, ${point.setting}, ${rate}/s`);
       const log = runCompetitive({
         ...base,
@@ -104,8 +122,11 @@ export function runSimulation(input: SimulationInput): SimulationReport {
         perSecond: rate,
         durationMs: pointMs,
         warmupMs: Math.min(60_000, pointMs / 10),
+        steady: true,
       });
-      frontier.push({
+      // Rounded as the report prints them, so the goals compare what a reader compares: two
+      // settings with the same waits (summed in another order) are not a last bit apart.
+      const measured: FrontierPoint = roundReport({
         matcher: point.matcher,
         setting: point.setting,
         rate,
@@ -115,13 +136,20 @@ export function runSimulation(input: SimulationInput): SimulationReport {
         meanGapSigma: mean(log.gapsSigma),
         p99GapSigma: quantile(log.gapsSigma, 0.99),
       });
-      if (rate === shownAt && shownSettings.has(point.setting)) {
+      if (rate === shownAt && (shownSettings.has(point.setting) || point.matcher === AS_SHIPPED)) {
         distributions.push({
           matcher: point.matcher,
           waitsS: histogram(log.waitsMs.map((w) => w / 1000), 1, 60),
           gapsSigma: histogram(log.gapsSigma, 0.05, 40),
         });
       }
+      return measured;
+    };
+    const measured = points.map(runPoint);
+    frontier.push(...measured);
+    // A wait target at each baseline's own waits: what a factory asking for those waits gets.
+    for (const baseline of measured.filter((p) => !isOurs(p.matcher))) {
+      for (const point of targetsAt(factory, baseline)) frontier.push(runPoint(point));
     }
   }
 
@@ -149,6 +177,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     return runCooperative(scenario, config, rate);
   });
 
+  const goals = checkGoals(frontier);
   return roundReport({
     scenario: {
       seed: scenario.seed,
@@ -166,10 +195,14 @@ export function runSimulation(input: SimulationInput): SimulationReport {
       gapSigma: summarize(main.gapsSigma),
       latencyMs: summarize(main.latencyMs),
       latencyHistogram: histogram(main.latencyMs, 10, 40),
+      favouriteCalibration: calibration(main.favourites),
+      matchQuality: summarize(main.favourites.map((f) => f.matchQuality)),
     },
     frontier,
     distributions,
-    goals: checkGoals(frontier),
+    goals,
+    goalSummary: summarizeGoals(goals),
+    shipped: checkShipped(frontier),
     ratings,
     cooperative,
     cooperativeByRate,
@@ -179,4 +212,18 @@ export function runSimulation(input: SimulationInput): SimulationReport {
 /** Four decimals everywhere: the JSON reads cleanly and compares exactly between runs. */
 function roundReport<T>(value: T): T {
   return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' ? round(v) : v))) as T;
+}
+
+/** Games by predicted favourite win probability (bins of 0.05 from 0.5), with how often the favourite won. */
+function calibration(favourites: readonly { readonly probability: number; readonly won: boolean }[]): SimulationReport['main']['favouriteCalibration'] {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ from: 0.5 + i * 0.05, games: 0, predicted: 0, won: 0 }));
+  for (const f of favourites) {
+    const bin = bins[Math.min(9, Math.max(0, Math.floor((f.probability - 0.5) / 0.05)))]!;
+    bin.games += 1;
+    bin.predicted += f.probability;
+    bin.won += f.won ? 1 : 0;
+  }
+  return bins
+    .filter((b) => b.games > 0)
+    .map((b) => ({ from: b.from, games: b.games, predicted: b.predicted / b.games, won: b.won / b.games }));
 }

@@ -60,6 +60,8 @@ export class LmdbTicketStore implements TicketStore {
         latenciesMs: [...r.latenciesMs],
         preferredMaps: r.preferredMaps,
         vetoedMaps: r.vetoedMaps,
+        ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
+        ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
       },
       createdAt: record.createdAt,
       arrival: record.arrival,

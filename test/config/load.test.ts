@@ -135,6 +135,9 @@ describe('factories.yaml: parse -> validate -> normalise', () => {
     const settings = duel.strategy.kind === 'competitive' ? duel.strategy.settings : undefined;
     expect(settings?.locality?.regionLocations.get('eu-west')).toEqual({ latitude: 53.3, longitude: -6.3 });
     expect(settings?.locality?.msPerKm).toBe(0.02);
+    // The shipped duel says what it wants instead of hand-tuning windows.
+    expect(settings?.target).toEqual({ waitP99Ms: 10000 });
+    expect(settings?.pairWindow).toBe('budget');
   });
 
   it('refuses a locality region that is not one of the regions, naming it', () => {
@@ -160,5 +163,60 @@ describe('factories.yaml: parse -> validate -> normalise', () => {
     expect(settingsOf(duel(''))?.pairWindow).toBe('reciprocal');
     expect(settingsOf(duel('      pairWindow: longer-waiter'))?.pairWindow).toBe('longer-waiter');
     expect(() => parseConfig(duel('      pairWindow: widest'))).toThrow(/factories\[0\]\.competitive\.pairWindow/);
+  });
+
+  describe('wait targets, player limits, performance spread', () => {
+    const duel = (...lines: string[]) => ['factories:', '  - name: duel', '    competitive:', '      teams: 2', '      teamSize: 1', ...lines.map((l) => `      ${l}`)].join('\n');
+    const settingsOf = (yaml: string) => {
+      const strategy = parseConfig(yaml).templates[0]!.strategy;
+      return strategy.kind === 'competitive' ? strategy.settings : undefined;
+    };
+
+    it('a target needs no expansion, and pairs with the budget rule unless told otherwise', () => {
+      const settings = settingsOf(duel('target: { waitP99Ms: 10000 }'))!;
+      expect(settings.target).toEqual({ waitP99Ms: 10000 });
+      expect(settings.pairWindow).toBe('budget');
+      expect(settings.expansion).toEqual([{ afterMs: 0, maxScoreGap: Infinity, maxLatencyMs: Infinity }]);
+      expect(settingsOf(duel('target: { waitP99Ms: 10000 }', 'pairWindow: mean'))!.pairWindow).toBe('mean');
+    });
+
+    it('a target keeps the expansion for latency caps and refuses score windows there, naming the step', () => {
+      const settings = settingsOf(duel('target: { meanGapSigma: 0.1 }', 'expansion: [{ afterSeconds: 0, maxLatencyMs: 80 }, { afterSeconds: 5, maxLatencyMs: 200 }]'))!;
+      expect(settings.expansion.map((s) => s.maxLatencyMs)).toEqual([80, 200]);
+      expect(() => parseConfig(duel('target: { waitP99Ms: 5000 }', 'expansion: [{ afterSeconds: 0 }, { afterSeconds: 5, maxScoreGap: 100 }]'))).toThrow(
+        /factories\[0\]\.competitive\.expansion\[1\]\.maxScoreGap: the target sets score windows; give only maxLatencyMs/,
+      );
+    });
+
+    it('refuses a target it cannot meet or that says nothing, naming the field', () => {
+      expect(() => parseConfig(duel('target: {}'))).toThrow(/competitive\.target: give waitP99Ms, meanWaitMs or meanGapSigma/);
+      expect(() => parseConfig(duel('target: { waitP99Ms: 1000, meanWaitMs: 2000 }'))).toThrow(/competitive\.target\.meanWaitMs: must not exceed waitP99Ms/);
+      expect(() => parseConfig(duel('target: { meanWaitMs: 1000, meanGapSigma: 0.1 }'))).toThrow(/competitive\.target\.meanGapSigma: give meanWaitMs or meanGapSigma, not both/);
+      expect(() => parseConfig(duel('target: { waitP99Ms: -5 }'))).toThrow(/competitive\.target\.waitP99Ms/);
+      expect(() => parseConfig(duel(''))).toThrow(/competitive\.expansion: give an expansion, or a target/);
+    });
+
+    it('player limits: bounds with defaults, min not above max', () => {
+      const settings = settingsOf(duel('target: { waitP99Ms: 10000 }', 'playerLimits: { waitBudgetMs: { min: 2000, max: 60000 } }'))!;
+      expect(settings.playerLimits).toEqual({ waitBudgetMs: { min: 2000, max: 60000 }, maxLatencyMs: { min: 1, max: 10000 } });
+      expect(() => parseConfig(duel('target: { waitP99Ms: 10000 }', 'playerLimits: { maxLatencyMs: { min: 500, max: 100 } }'))).toThrow(
+        /competitive\.playerLimits\.maxLatencyMs\.max: min must not exceed max/,
+      );
+    });
+
+    it("performanceSd defaults to the ladder's own model: TrueSkill's beta, or Elo's logistic as a normal spread", () => {
+      const laddered = (system: string, params: string) =>
+        [
+          'ladders:',
+          `  - { name: l, system: ${system}${params} }`,
+          'factories:',
+          '  - name: duel',
+          '    competitive: { teams: 2, teamSize: 1, target: { waitP99Ms: 10000 }, ladder: l }',
+        ].join('\n');
+      expect(settingsOf(laddered('trueskill', ', trueskill: { beta: 5 }'))!.performanceSd).toBe(5);
+      expect(settingsOf(laddered('elo', ''))!.performanceSd).toBeCloseTo(196.02, 2);
+      expect(settingsOf(duel('target: { waitP99Ms: 10000 }', 'performanceSd: 120'))!.performanceSd).toBe(120);
+      expect(settingsOf(duel('target: { waitP99Ms: 10000 }'))!.performanceSd).toBeUndefined();
+    });
   });
 });

@@ -47,6 +47,23 @@ describe('the operator board', () => {
     expect(board.state.factories[0]!.assignmentP50Ms).toBeNull();
   });
 
+  it("shows how the last minute's games were predicted to go: the favourite's chance by bin, and its mean", () => {
+    let now = 5_000_000;
+    const source = new FakeSource();
+    source.snap = { factories: [factory('duel', 0)], servers: [] };
+    const board = new OperatorBoard(source, () => now);
+    for (const p of [0.51, 0.52, 0.58, 0.65, 0.9]) source.emit({ kind: 'game-formed', factory: 'duel', gapInSigma: 0.1, favouriteWinProbability: p });
+    now += 500;
+    board.tick();
+    const duel = board.state.factories[0]!;
+    // Bins from 0.5, 0.55, 0.6, 0.7, 0.8: two coin tosses, one at 0.58, one at 0.65, one lopsided.
+    expect(duel.recentFavourite?.shares).toEqual([0.4, 0.2, 0.2, 0, 0.2]);
+    expect(duel.recentFavourite?.mean).toBeCloseTo(0.632, 6);
+    now += 61_000;
+    board.tick();
+    expect(board.state.factories[0]!.recentFavourite).toBeNull();
+  });
+
   it('counts games per minute, server start rates and recent skill gaps from events', () => {
     let now = 5_000_000;
     const source = new FakeSource();

@@ -17,6 +17,8 @@ export interface GameOrder {
   /** Competitive games: the map and region chosen. */
   readonly map?: string;
   readonly region?: string;
+  /** Competitive games: the predicted balance the coordinator's matcher gave the game. */
+  readonly quality?: { readonly favouriteWinProbability: number; readonly matchQuality: number; readonly gapSigma: number };
 }
 
 export function gameOrder(order: CreateGame): GameOrder {
@@ -31,5 +33,8 @@ export function gameOrder(order: CreateGame): GameOrder {
     confirmWithinMs: order.confirmWithinMs,
     ...(order.map ? { map: order.map } : {}),
     ...(order.region ? { region: order.region } : {}),
+    ...(order.quality
+      ? { quality: { favouriteWinProbability: order.quality.favouriteWinProbability, matchQuality: order.quality.matchQuality, gapSigma: order.quality.gapSigma } }
+      : {}),
   };
 }

@@ -19,7 +19,16 @@ export interface CoordinatorEventMap {
   /** A creation left the queue for a server after waiting `waitedMs`. */
   dequeued: { readonly factory: string; readonly waitedMs: number };
   /** A competitive batch formed a game of this quality (gap in sigma, each ticket's wait). */
-  competitiveGameFormed: { readonly factory: string; readonly gapInSigma: number; readonly waitsMs: readonly number[] };
+  competitiveGameFormed: {
+    readonly factory: string;
+    readonly gapInSigma: number;
+    readonly waitsMs: readonly number[];
+    /** The game's predicted balance (src/competitive/match-quality.ts). */
+    readonly favouriteWinProbability: number;
+    readonly matchQuality: number;
+    /** Its tickets, every team's in order. */
+    readonly ticketIds: readonly string[];
+  };
   /** A server kept failing creations and gets no new ones for `backoffMs`. */
   serverBackedOff: { readonly serverId: string; readonly backoffMs: number };
   serverConnected: { readonly serverId: string; readonly endpoint: string; readonly factories: readonly string[] };

@@ -1,3 +1,4 @@
+import type { MatchQualityFigures } from '../messages.js';
 import type { AttributeSet } from '../../attributes/attribute-value.js';
 
 /** What a factory decides a new game should be; GameCreations turns it into a Creation. */
@@ -14,6 +15,8 @@ export interface CreationPlan {
   readonly capacity: number;
   readonly map: string;
   readonly region: string;
+  /** Competitive games: the predicted balance the matcher gave the game. */
+  readonly quality?: MatchQualityFigures;
 }
 
 /**

@@ -127,7 +127,7 @@ export class TicketDesk {
   private apply(ticket: Ticket, decision: AdmitDecision): void {
     switch (decision.kind) {
       case 'pooled':
-        return this.queuedAt(ticket, 0);
+        return this.queuedAt(ticket, 0, decision.estimatedWaitMs ?? 0);
       case 'create':
         if (decision.plan.rideKey !== undefined && this.creations.rideAlong(ticket, decision.plan.rideKey)) return;
         this.creations.create(decision.plan);
@@ -171,8 +171,8 @@ export class TicketDesk {
     }
   }
 
-  private queuedAt(ticket: Ticket, position: number): void {
-    this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position, estimatedWaitMs: 0 });
+  private queuedAt(ticket: Ticket, position: number, estimatedWaitMs = 0): void {
+    this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position, estimatedWaitMs });
   }
 
   /** Restored tickets waiting for their factory's servers to reconnect join it, oldest first. */

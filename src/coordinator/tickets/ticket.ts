@@ -49,5 +49,7 @@ export function fingerprint(request: FindRequest): string {
     sorted(request.latenciesMs),
     request.preferredMaps,
     request.vetoedMaps,
+    request.waitBudgetMs ?? null,
+    request.maxLatencyMs ?? null,
   ]);
 }

@@ -100,6 +100,10 @@
     $('factories').tBodies[0].replaceChildren(
       ...list.rows.map((f) => {
         const gap = f.gap ? `${fmt(f.recentGapSigma, 2)} · ${fmt(f.gap.meanSigma, 2)} · ${fmt(f.gap.p99Sigma, 2)}` : '';
+        // The distribution as five bars (0.5 to 1), then the mean chance: a coin toss is 0.50.
+        const favourite = f.recentFavourite
+          ? `${f.recentFavourite.shares.map((s) => '▁▂▃▄▅▆▇█'[Math.min(7, Math.floor(s * 8))]).join('')} ${fmt(f.recentFavourite.mean, 2)}`
+          : '';
         const tr = row(
           [
             ['name', f.name],
@@ -113,6 +117,7 @@
             ['openSlots', fmt(f.openSlots), 'n'],
             ['servers', fmt(f.servers), 'n'],
             ['gap', gap, 'n'],
+            ['favourite', favourite, 'n'],
           ],
           { factory: f.name },
         );

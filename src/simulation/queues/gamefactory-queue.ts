@@ -9,9 +9,12 @@ import type { QueuedTicket, SimMatch, SimulatedQueue } from './simulated-queue.j
 export class GamefactoryQueue implements SimulatedQueue {
   readonly name: string;
   private readonly matcher: CompetitiveMatcher;
+  /** Whether tickets need their language: only soft preferences read it (a Map per ticket otherwise). */
+  private readonly soft: boolean;
   constructor(config: CompetitiveConfig, seed: number, name = 'gamefactory') {
     this.name = name;
     this.matcher = new CompetitiveMatcher(config, { now: () => 0, random: seededRandom(seed) });
+    this.soft = (config.softPreferences ?? []).length > 0;
   }
   arrive(t: QueuedTicket): void {
     this.matcher.add({
@@ -22,14 +25,18 @@ export class GamefactoryQueue implements SimulatedQueue {
       preferredMaps: [],
       vetoedMaps: [],
       location: t.location,
-      softAttributes: new Map([['language', t.language]]),
+      ...(this.soft && { softAttributes: new Map([['language', t.language]]) }),
       ...(t.uncertainty > 0 && { scoreUncertainty: t.uncertainty }),
     });
   }
   check(now: number): SimMatch[] {
     const due = this.matcher.nextBatchAt();
     if (due === undefined || due > now) return [];
-    return this.matcher.formGames(now).map((g) => ({ teams: g.teams, ...(g.region !== undefined && { region: g.region }) }));
+    return this.matcher.formGames(now).map((g) => ({
+      teams: g.teams,
+      ...(g.region !== undefined && { region: g.region }),
+      quality: { favouriteWinProbability: g.quality.favouriteWinProbability, matchQuality: g.quality.matchQuality },
+    }));
   }
   get waiting(): number {
     return this.matcher.size;

@@ -1,3 +1,4 @@
+import { radixOrder } from '../../collections/radix-order.js';
 import type { QueuedTicket, SimMatch, SimulatedQueue } from './simulated-queue.js';
 
 export interface LenienceSettings {
@@ -31,40 +32,69 @@ export class LenienceQueue implements SimulatedQueue {
   }
   check(now: number): SimMatch[] {
     const { perScore, perMs } = this.settings;
-    const sorted = [...this.pool].sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : 1));
-    const position = new Map(sorted.map((t, i) => [t.id, i]));
-    const taken = new Uint8Array(sorted.length);
+    const pool = this.pool;
+    const n = pool.length;
+    // Sorted by score, ties in arrival order; positions and flags in typed arrays: a 10,000-step
+    // run of 32,768 players (the paper's own experiment) checks a few thousand tickets every step.
+    const scores = new Float64Array(n);
+    const lenience = new Float64Array(n);
     let maxLenience = 0;
-    for (const t of sorted) maxLenience = Math.max(maxLenience, this.lenience(t, now));
+    for (let k = 0; k < n; k++) {
+      const t = pool[k] as QueuedTicket;
+      scores[k] = t.score;
+      lenience[k] = this.lenience(t, now);
+      if ((lenience[k] as number) > maxLenience) maxLenience = lenience[k] as number;
+    }
+    const sorted = radixOrder(scores);
+    const position = new Int32Array(n);
+    for (let s = 0; s < n; s++) position[sorted[s] as number] = s;
+    // The players not yet taken, linked in score order, so a scan steps over taken ones at once
+    // (with many equal scores, walking past them one by one made a step quadratic).
+    const before = new Int32Array(n);
+    const after = new Int32Array(n);
+    for (let s = 0; s < n; s++) {
+      before[s] = s - 1;
+      after[s] = s + 1;
+    }
+    const unlink = (s: number): void => {
+      const b = before[s] as number;
+      const a = after[s] as number;
+      if (b >= 0) after[b] = a;
+      if (a < n) before[a] = b;
+    };
+    const taken = new Uint8Array(n);
     const matches: SimMatch[] = [];
     // Players in arrival order, as the paper goes over its player list.
-    for (const player of this.pool) {
-      const i = position.get(player.id) as number;
-      if (taken[i]) continue;
-      const own = this.lenience(player, now);
+    for (let k = 0; k < n; k++) {
+      if (taken[k]) continue;
+      const player = pool[k] as QueuedTicket;
+      const i = position[k] as number;
+      const own = lenience[k] as number;
       const reach = (own + maxLenience) / 2 / perScore;
       let best = -1;
       let bestGap = Infinity;
-      for (const step of [-1, 1]) {
-        for (let j = i + step; j >= 0 && j < sorted.length; j += step) {
-          const other = sorted[j]!;
+      for (const links of [before, after]) {
+        for (let j = links[i] as number; j >= 0 && j < n; j = links[j] as number) {
+          const at = sorted[j] as number;
+          const other = pool[at] as QueuedTicket;
           const gap = Math.abs(other.score - player.score);
           if (gap > reach || gap >= bestGap) break;
-          if (taken[j]) continue;
-          const accept = (own + this.lenience(other, now)) / 2 > perScore * gap + perMs * (player.bestLatencyMs + other.bestLatencyMs);
+          const accept = (own + (lenience[at] as number)) / 2 > perScore * gap + perMs * (player.bestLatencyMs + other.bestLatencyMs);
           if (accept) {
-            best = j;
+            best = at;
             bestGap = gap;
             break;
           }
         }
       }
       if (best < 0) continue;
-      taken[i] = 1;
+      taken[k] = 1;
       taken[best] = 1;
-      matches.push({ teams: [[player.id], [sorted[best]!.id]] });
+      unlink(i);
+      unlink(position[best] as number);
+      matches.push({ teams: [[player.id], [(pool[best] as QueuedTicket).id]] });
     }
-    if (matches.length > 0) this.pool = this.pool.filter((t) => !taken[position.get(t.id) as number]);
+    if (matches.length > 0) this.pool = pool.filter((_, k) => !taken[k]);
     return matches;
   }
   get waiting(): number {

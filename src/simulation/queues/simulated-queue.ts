@@ -24,6 +24,8 @@ export interface QueuedTicket {
 export interface SimMatch {
   readonly teams: readonly (readonly string[])[];
   readonly region?: string;
+  /** The matcher's own quality figure, when it gives one (gamefactory does). */
+  readonly quality?: { readonly favouriteWinProbability: number; readonly matchQuality: number };
 }
 
 /** What the simulation drives: arrivals, then a check at every tick of simulated time. */

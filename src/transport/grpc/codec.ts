@@ -9,6 +9,7 @@ import { LIMITS } from '../../attributes/limits.js';
 import type {
   Assignment,
   FindRequest,
+  MatchQualityFigures,
   ServerCapacity,
   ServerEvent,
   ServerHello,
@@ -23,6 +24,7 @@ import type {
   Hello,
   ServerMessage,
 } from '../../generated/gamefactory/v1/game_server_link.js';
+import type { MatchQuality } from '../../generated/gamefactory/v1/match_quality.js';
 import type { Assignment as WireAssignment, FindGameRequest } from '../../generated/gamefactory/v1/matchmaker.js';
 
 /**
@@ -144,7 +146,15 @@ export function decodeFindRequest(wire: FindGameRequest): FindRequest {
     latenciesMs: latencies.length === 0 ? NO_LATENCIES : new Map(latencies),
     preferredMaps: checkList('preferred_maps', wire.preferredMaps),
     vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
+    // Bounds are the template's (playerLimits), checked when the ticket meets its factory.
+    ...(wire.waitBudgetMs !== undefined && { waitBudgetMs: wire.waitBudgetMs }),
+    ...(wire.maxLatencyMs !== undefined && { maxLatencyMs: wire.maxLatencyMs }),
   };
+}
+
+/** A game's predicted balance, as the wire carries it. */
+function encodeQuality(q: MatchQualityFigures): MatchQuality {
+  return { favouriteWinProbability: q.favouriteWinProbability, matchQuality: q.matchQuality, gapSigma: q.gapSigma };
 }
 
 export function encodeAssignment(a: Assignment): WireAssignment {
@@ -158,6 +168,7 @@ export function encodeAssignment(a: Assignment): WireAssignment {
     map: a.map,
     region: a.region,
     team: a.team,
+    ...(a.quality && { quality: encodeQuality(a.quality) }),
   };
 }
 
@@ -255,6 +266,7 @@ export function encodeOrder(order: ServerOrder): CoordinatorMessage {
             map: order.map,
             region: order.region,
             seatTeams: [...order.seatTeams],
+            ...(order.quality && { quality: encodeQuality(order.quality) }),
           },
         },
       };
