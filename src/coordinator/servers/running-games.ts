@@ -79,14 +79,24 @@ export class RunningGames {
     return seats;
   }
 
-  /** The server says the player is in the game; a seat they held elsewhere is given up. Returns the game they left, if any. */
-  joined(gameId: string, playerId: string): RunningGameRecord | undefined {
+  /**
+   * The server says the player is in the game. Only a player holding a seat in it (reserved for
+   * them, or theirs already; or one of a competitive game's own players coming back) may be: a
+   * server cannot take a player out of another game, block a stranger from finding one, or seat
+   * more players than the game has room for. Returns why the report is refused, if it is.
+   */
+  joined(gameId: string, playerId: string): string | undefined {
     const game = this.games.get(gameId)!;
-    const elsewhere = this.seatOf.get(playerId);
-    const left = elsewhere !== undefined && elsewhere !== gameId ? this.left(elsewhere, playerId) : undefined;
+    const runtime = this.registry.get(game.factory)!;
+    const seatedIn = this.seatOf.get(playerId);
+    // Which game is not the reporter's to know: it may be another server's.
+    if (seatedIn !== undefined && seatedIn !== gameId) return `player "${playerId}" holds a seat in another game`;
+    if (seatedIn === undefined && !runtime.mayRejoin(gameId, playerId)) {
+      return `player "${playerId}" holds no seat in game "${gameId}": only players the coordinator reserved for it may join`;
+    }
     this.seat(gameId, [playerId]);
-    this.registry.get(game.factory)!.playerJoined(gameId, playerId, this.ctx.now());
-    return left;
+    runtime.playerJoined(gameId, playerId, this.ctx.now());
+    return undefined;
   }
 
   /** The player left the game (or never arrived). */

@@ -120,11 +120,8 @@ export class ServerDesk {
     if (!game || game.serverId !== serverId) return `unknown game_id "${event.gameId}"`;
     const runtime = this.registry.get(game.factory)!;
     switch (event.kind) {
-      case 'playerJoined': {
-        const left = this.games.joined(game.gameId, event.playerId);
-        if (left) this.desk.offerSeats(left.factory);
-        return undefined;
-      }
+      case 'playerJoined':
+        return this.games.joined(game.gameId, event.playerId);
       case 'playerLeft':
         if (this.games.gameOf(event.playerId) !== game.gameId) return `player "${event.playerId}" is not in game "${game.gameId}"`;
         this.games.left(game.gameId, event.playerId);
