@@ -29,6 +29,8 @@ export class RunningGames {
   /** Player -> the game they hold a seat in: an index over the runtimes' seats, never set elsewhere. */
   private readonly seatOf = new Map<string, string>();
   private readonly finished = new FinishedGames();
+  /** Games a server runs that could not be adopted (see sortRunningGames): each holds a slot until it ends. */
+  private readonly slotOnly = new Map<string, Set<string>>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -142,8 +144,22 @@ export class RunningGames {
     return game;
   }
 
+  /** Games of the server's hello that hold a slot on it without being adopted. */
+  holdSlots(serverId: string, gameIds: readonly string[]): void {
+    if (gameIds.length > 0) this.slotOnly.set(serverId, new Set(gameIds));
+  }
+
+  /** The server ended a game that only held a slot: true if it was one (its slot is free). */
+  endSlotOnly(serverId: string, gameId: string): boolean {
+    const held = this.slotOnly.get(serverId);
+    if (!held?.delete(gameId)) return false;
+    if (held.size === 0) this.slotOnly.delete(serverId);
+    return true;
+  }
+
   /** Every game of a server that left. */
   endAllOn(serverId: string): void {
+    this.slotOnly.delete(serverId);
     for (const gameId of [...(this.byServer.get(serverId) ?? [])]) this.end(gameId);
   }
 
