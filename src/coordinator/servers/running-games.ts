@@ -70,6 +70,22 @@ export class RunningGames {
   }
 
   /**
+   * A game a server re-announced that the coordinator had ordered there before a restart, for
+   * `players` (its stored tickets'): they hold seats in it as if the order had been confirmed, and
+   * it is the coordinator's game, timed from the order (`orderedAt`), so its result may count.
+   */
+  adoptOrdered(serverId: string, game: RunningGame, players: readonly string[], token: string, orderedAt: number): void {
+    this.add(serverId, game.gameId, game.factory, [], { seated: new Set(players), startedAt: orderedAt, announced: false });
+    this.seat(game.gameId, game.playerIds, false);
+    this.seat(game.gameId, players, true);
+    const runtime = this.registry.get(game.factory)!;
+    runtime.addGame(game);
+    const announced = new Set(game.playerIds);
+    runtime.holdSeats(game.gameId, players.filter((p) => !announced.has(p)), token);
+    this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
+  }
+
+  /**
    * The server confirmed a creation: the game runs and every seat of the creation is the
    * players'. Returns the players who rode along after the order was sent (the server learns of
    * their seats now), or undefined when the game id is empty or already taken.

@@ -4,9 +4,10 @@ import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { CoreContext } from '../core-context.js';
 import type { FactoryRuntime } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
-import type { ServerChannel, ServerEvent, ServerHello } from '../messages.js';
+import type { RunningGame, ServerChannel, ServerEvent, ServerHello } from '../messages.js';
 import type { GameResults } from '../results/game-results.js';
 import type { TicketBook } from '../tickets/ticket-book.js';
+import type { RestoredTickets } from '../tickets/restored-tickets.js';
 import type { TicketDesk } from '../tickets/ticket-desk.js';
 import { sortRunningGames } from './running-game-check.js';
 import type { RunningGames } from './running-games.js';
@@ -27,6 +28,7 @@ export class ServerDesk {
     private readonly book: TicketBook,
     private readonly desk: TicketDesk,
     private readonly results: GameResults,
+    private readonly restored: RestoredTickets,
   ) {}
 
   /** A server said hello on `channel`: it replaces an older connection, and its factories, games and slots join. Returns its factories. */
@@ -58,7 +60,9 @@ export class ServerDesk {
       this.ctx.now(),
     );
     for (const p of problems) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${p.gameId}]: ${p.reason}` });
-    for (const game of adopted) this.games.adopt(hello.serverId, game);
+    for (const game of adopted) {
+      if (!this.adoptOrdered(hello, game)) this.games.adopt(hello.serverId, game);
+    }
     this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
@@ -68,6 +72,48 @@ export class ServerDesk {
       this.desk.offerSeats(name);
     }
     return names;
+  }
+
+  /**
+   * A re-announced game the coordinator ordered on this server before a restart (its request id
+   * names stored tickets placed there): their players get their seats in it, and their retries
+   * its assignment. A party whose player is seated elsewhere since, or that no longer fits, is
+   * left to find another game. False when the game is not one of those.
+   */
+  private adoptOrdered(hello: ServerHello, game: RunningGame): boolean {
+    if (game.requestId === undefined) return false;
+    const placed = this.restored.placedIn(game.requestId, hello.serverId);
+    if (placed.length === 0) return false;
+    const runtime = this.registry.get(game.factory)!;
+    const size = playersPerGame(runtime.identity.template.strategy);
+    const seated = new Set(game.playerIds);
+    const riders = placed.filter((ticket) => {
+      const players = ticket.record.request.party.map((p) => p.playerId);
+      const fresh = players.filter((p) => !seated.has(p));
+      if (players.some((p) => this.games.gameOf(p) !== undefined && !seated.has(p)) || seated.size + fresh.length > size) return false;
+      for (const p of fresh) seated.add(p);
+      return true;
+    });
+    const first = riders[0]?.record.placed;
+    if (!first) return false;
+    const players = riders.flatMap((t) => t.record.request.party.map((p) => p.playerId));
+    this.games.adoptOrdered(hello.serverId, game, players, first.token, Math.min(...riders.map((t) => t.record.placed!.at)));
+    for (const ticket of riders) {
+      const p = ticket.record.placed!;
+      ticket.assignment = {
+        gameId: game.gameId,
+        serverId: hello.serverId,
+        serverEndpoint: hello.endpoint,
+        factory: runtime.identity.name,
+        reservationToken: p.token,
+        created: true,
+        map: p.map,
+        region: p.region,
+        team: p.team,
+      };
+    }
+    this.ctx.out.info({ serverId: hello.serverId, gameId: game.gameId, tickets: riders.length }, 'a game ordered before the restart is back: its tickets get it on retry');
+    return true;
   }
 
   /** The server leaves: its games end, its creations in flight go back in line, its factories may drain. */

@@ -10,7 +10,7 @@ import type { GameCreations } from '../game-creations.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
 import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
-import type { ParkedTickets, RestoredTickets } from './restored-tickets.js';
+import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
 import { checkOwner, ticketIdReused } from './restored-tickets.js';
 import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
@@ -66,6 +66,8 @@ export class TicketDesk {
     const existing = this.book.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
     const restored = this.restored.take(request);
+    const ordered = restored?.assignment;
+    if (restored && ordered && this.games.get(ordered.gameId)?.serverId === ordered.serverId) return this.reopenAssigned(restored, ordered, listener);
     // A restored ticket may come back before the servers do, and so may any find while they
     // reconnect after a start: it waits for its factory.
     const name =
@@ -121,6 +123,29 @@ export class TicketDesk {
     // Pooled or parked: it waits, so it must survive a restart (queued ones are stored on enqueue).
     const state = this.book.get(ticket.id)?.state.kind;
     if (state === 'pooled' || state === 'parked') this.book.persist(ticket.id);
+  }
+
+  /**
+   * A ticket from before a restart whose game was ordered then and re-announced since by its
+   * server: the retry gets that game (its seats are held), not a new one.
+   */
+  private reopenAssigned(restored: RestoredTicket, assignment: Assignment, listener: TicketListener): void {
+    const { record } = restored;
+    const ticket = this.book.open(
+      {
+        id: record.request.ticketId,
+        request: record.request,
+        factory: this.registry.get(assignment.factory)?.identity.name ?? assignment.factory,
+        playerIds: record.request.party.map((p) => p.playerId),
+        createdAt: record.createdAt,
+        arrival: record.arrival,
+        owner: record.owner,
+      },
+      'pooled',
+      listener,
+      true,
+    );
+    this.assign(ticket.id, assignment);
   }
 
   /** A new or returning ticket: seats in an open game if one fits, else what its factory decides. */
