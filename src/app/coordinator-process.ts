@@ -11,14 +11,17 @@ import { ladderStanding, ratedLadders } from '../coordinator/results/game-result
 import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
-import { startGrpcServer } from '../transport/grpc/grpc-server.js';
+import { startGrpcServer, type ReloadAnswer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
 import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
 import { ArrivalRecorder } from '../replay/arrival-recorder.js';
+import { planReload } from '../config/reload-plan.js';
 import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.js';
+import { ConfigReloader, type ReloadResult } from './config-reloader.js';
+import type { ReloadOutcome } from '../coordinator/config-reload.js';
 import type { CoreHost } from './core-host.js';
 
 export interface ProcessOptions {
@@ -45,6 +48,8 @@ export interface ProcessOptions {
   readonly redis?: string;
   /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
   readonly record?: string;
+  /** The file `config` was read from: SIGHUP and Admin.ReloadConfig read it again. No reload without it. */
+  readonly configPath?: string;
 }
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
@@ -60,6 +65,8 @@ export interface RunningCoordinator {
   readonly grpcPort: number;
   readonly metricsPort: number;
   readonly metrics: CoordinatorMetrics;
+  /** Reads the configuration file again and applies it whole or refuses it whole (SIGHUP); undefined without a configPath. */
+  reloadConfig(trigger: string): ReloadResult | undefined;
   /** Graceful drain: refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
   drain(reason: string): Promise<void>;
   stop(): Promise<void>;
@@ -101,14 +108,32 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     workers,
     events: new EventHub(options.log),
   });
+  // A reload goes to the core running here; a cluster node that does not hold the matcher keeps
+  // the new config for the next core it builds (each node reloads its own file).
+  const reloader: ConfigReloader | undefined =
+    options.configPath === undefined
+      ? undefined
+      : new ConfigReloader({
+          path: options.configPath,
+          config: options.config,
+          log: options.log,
+          registry: metrics.registry,
+          apply: (next): ReloadOutcome => {
+            const core = currentCore();
+            if (core) return core.reload(next);
+            const plan = planReload(reloader!.config, next, []);
+            return plan.ok ? { changes: plan.changes } : { refused: plan.problems };
+          },
+        });
+  const runningConfig = (): CoordinatorConfig => reloader?.config ?? options.config;
   // Embedded, the core runs here on LMDB; in a cluster, the node builds one (with the same
   // environment) whenever it takes the matcher, and metrics follow whichever core runs.
   const restored = options.redis ? [] : store.tickets.loadAll();
   const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
   const node = options.redis
-    ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, build: (place) => buildCore(options.config, environment, place) })
+    ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, build: (place) => buildCore(runningConfig(), environment, place) })
     : undefined;
-  const currentCore = () => host ?? node?.core();
+  const currentCore = (): CoreHost | undefined => host ?? node?.core();
   // Recording sits in front of the core like the transport: it sees what the core accepted.
   const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
   recorder?.attach(environment.events);
@@ -173,6 +198,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     maxMessageBytes: options.config.limits?.maxMessageBytes,
     onLimit: (limit) => metrics.limitHit(limit),
     extra: security ? [security.interceptor] : [],
+    ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
       setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));
@@ -195,9 +221,25 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     grpcPort: grpc.port,
     metricsPort: http.port,
     metrics,
+    reloadConfig: (trigger) => reloader?.reload(trigger),
     drain: (reason) => shutDown(reason, true),
     stop: () => shutDown('stop', false),
   };
+}
+
+/** A reload's outcome as the Admin caller gets it: a file that does not validate is INVALID_ARGUMENT, one that cannot apply live FAILED_PRECONDITION. */
+function reloadAnswer(result: ReloadResult): ReloadAnswer {
+  switch (result.outcome) {
+    case 'invalid':
+      return { refused: 'INVALID_ARGUMENT', details: result.error };
+    case 'refused':
+      return {
+        refused: 'FAILED_PRECONDITION',
+        details: `${result.path}: cannot apply while running; the running configuration is unchanged:\n${result.problems.map((p) => `  ${p}`).join('\n')}`,
+      };
+    default:
+      return { path: result.path, changes: result.changes };
+  }
 }
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */

@@ -46,21 +46,17 @@ export class ConfigReload {
         if (misfit !== undefined) problems.push(`factories[${template.name}]: ${identity.name}: ${misfit}`);
       }
     }
-    if (problems.length > 0) {
-      this.ctx.out.warn({ problems }, 'configuration reload refused; the running configuration is unchanged');
-      return { refused: problems };
-    }
+    // The edge logs the outcome with what triggered it.
+    if (problems.length > 0) return { refused: problems };
     const changes = plan.ok ? plan.changes : [];
     this.ctx.config = next;
     for (const { identity, state } of this.registry.replaceTemplates(next.templates)) state.reconfigure(identity, waiting.get(identity.name) ?? []);
-    const served = this.serveNewFactories();
-    this.ctx.out.info({ changes, factoriesAdded: served }, changes.length > 0 ? 'configuration reloaded' : 'configuration reloaded: nothing changed');
+    this.serveNewFactories();
     return { changes };
   }
 
-  /** Each connected server takes on the factories its hello would give it now; returns how many were made. */
-  private serveNewFactories(): number {
-    const before = this.registry.size;
+  /** Each connected server takes on the factories its hello would give it now. */
+  private serveNewFactories(): void {
     for (const server of [...this.roster.all()]) {
       const serving = new Set(server.factories);
       const fresh = this.registry.hostable(server.hello.attributes, server.hello.templates).filter((i) => !serving.has(i.name));
@@ -75,6 +71,5 @@ export class ConfigReload {
         this.desk.offerSeats(name);
       }
     }
-    return this.registry.size - before;
   }
 }
