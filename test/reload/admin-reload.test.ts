@@ -64,9 +64,12 @@ describe('Admin.ReloadConfig', () => {
     writeFileSync(p.configPath, broken);
     const answer = await reload(await bearer({ sub: 'ops', role: 'admin' }));
     expect(answer.code).toBe(status.INVALID_ARGUMENT);
-    const check = await promisify(execFile)(process.execPath, [join(process.cwd(), 'dist/src/cli/main.js'), 'check', p.configPath, '--no-preview']).catch(
-      (e: { stderr: string; code: number }) => e,
-    );
+    const check: { stderr: string; code?: number } = await promisify(execFile)(process.execPath, [
+      join(process.cwd(), 'dist/src/cli/main.js'),
+      'check',
+      p.configPath,
+      '--no-preview',
+    ]).catch((e: { stderr: string; code: number }) => e);
     expect(check.code).toBe(1);
     expect(answer.details).toBe(check.stderr.trimEnd());
     expect(answer.details).toContain('at factories[0].cooperative.maxPlayers');
