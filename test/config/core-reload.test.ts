@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { solveSlice, type SliceResult, type SliceSolver, type SliceTask } from '../../src/competitive/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { FindRequest } from '../../src/coordinator/messages.js';
 import { ManualTimers, RecordingChannel, RecordingListener, testCore } from '../coordinator/fixture.js';
@@ -38,9 +39,23 @@ function duelRequest(ticketId: string, score: number, extra: Partial<FindRequest
   };
 }
 
-function started(yaml = DUEL) {
+/** Worker threads that hold every slice until released. */
+class HeldSolver implements SliceSolver {
+  private readonly held: (() => void)[] = [];
+  solve(task: SliceTask): Promise<SliceResult> {
+    return new Promise((resolve) => this.held.push(() => resolve(solveSlice(task, () => 0))));
+  }
+  get out(): boolean {
+    return this.held.length > 0;
+  }
+  release(): void {
+    for (const go of this.held.splice(0)) go();
+  }
+}
+
+function started(yaml = DUEL, workers?: SliceSolver) {
   const timers = new ManualTimers();
-  const host = testCore(parseConfig(yaml), timers);
+  const host = testCore(parseConfig(yaml), timers, workers ? { workers } : {});
   const channel = new RecordingChannel();
   host.connectServer({ serverId: 's', endpoint: 's:1', attributes: new Map(), templates: [], capacity: { maxGames: 100, maxStartsPerSecond: 0 }, runningGames: [] }, channel);
   return { timers, host, channel };
@@ -68,6 +83,26 @@ describe('CoordinatorCore.reload', () => {
     expect(channel.creates()).toHaveLength(1);
     await timers.advance(1000);
     expect(channel.creates().map((c) => [...c.playerIds].sort())[1]).toEqual(['p-c', 'p-d']);
+  });
+
+  it('a batch out on the workers when the settings change is forgotten: its tickets are matched under the new settings, each once', async () => {
+    const solver = new HeldSolver();
+    const { timers, host, channel } = started(DUEL.replace('maxTickets: 100', 'maxTickets: 100000'), solver);
+    // 2048 tickets (enough to go to the workers) in pairs 500 apart: nothing pairs under a 100-point window.
+    for (let k = 0; k < 2048; k++) host.find(duelRequest(`t${k}`, k * 500), new RecordingListener());
+    await timers.advance(300);
+    expect(solver.out).toBe(true);
+    host.reload(parseConfig(WIDER.replace('maxTickets: 100', 'maxTickets: 100000').replace('maxScoreGap: 1000', 'maxScoreGap: 600')));
+    // The old batch's answer comes back and is ignored; the new matcher's batches widen after a second.
+    for (let round = 0; round < 4 && host.view.snapshot().ticketsByState.pooled > 0; round++) {
+      solver.release();
+      await timers.advance(1_000);
+    }
+    // Every ticket is in one game: 100 created (the server's slots), the rest queued for a slot.
+    expect(host.view.snapshot().ticketsByState).toMatchObject({ pooled: 0, placing: 2048 });
+    const seated = channel.creates().flatMap((c) => c.playerIds);
+    expect(seated).toHaveLength(200);
+    expect(new Set(seated).size).toBe(200);
   });
 
   it('an added template is served at once by a connected server that offers every template', async () => {
