@@ -15,7 +15,9 @@ import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
-import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
+import { httpsServerFollowing } from '../security/http/https-server.js';
+import { grpcSecurity, SecuritySetupError, type GrpcSecurity } from '../security/from-config.js';
+import { TOKENS_WITHOUT_TLS } from '../security/dev-mode.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
 import { ArrivalRecorder } from '../replay/arrival-recorder.js';
 import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.js';
@@ -74,6 +76,8 @@ export function splitHostPort(field: string, value: string): { host: string; por
 
 /** The composition root: the pure coordinator wired to real time, gRPC, LMDB and Prometheus. */
 export async function startCoordinatorProcess(options: ProcessOptions): Promise<RunningCoordinator> {
+  // Checked before anything opens (the data directory, ports): an embedder gets the CLI's refusal.
+  if (options.config.security?.tokens && !options.config.security.tls) throw new SecuritySetupError(TOKENS_WITHOUT_TLS);
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
@@ -145,6 +149,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       } else commands.beginShutdown();
       operatorPage.stop();
       security?.stop();
+      https?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
       await node?.stop();
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -181,7 +186,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
-  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
+  // With TLS the metrics port is HTTPS too (same certificate), so the page's admin token is never sent in plaintext.
+  const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
