@@ -5,7 +5,8 @@ import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 
 /** A FindRequest as plain data: maps become entry lists. */
 interface StoredTicket {
-  readonly request: Omit<FindRequest, 'partition' | 'matchable' | 'latenciesMs' | 'party'> & {
+  readonly request: Omit<FindRequest, 'partition' | 'matchable' | 'latenciesMs' | 'party' | 'softAttributes'> & {
+    readonly softAttributes?: [string, string][];
     readonly party: { playerId: string; score: number | null }[];
     readonly partition: [string, string][];
     readonly matchable: [string, string][];
@@ -62,6 +63,8 @@ export class LmdbTicketStore implements TicketStore {
         vetoedMaps: r.vetoedMaps,
         ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
         ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
+        ...(r.location !== undefined && { location: r.location }),
+        ...(r.softAttributes !== undefined && { softAttributes: [...r.softAttributes] }),
       },
       createdAt: record.createdAt,
       arrival: record.arrival,
@@ -104,7 +107,7 @@ export class LmdbTicketStore implements TicketStore {
   loadAll(): TicketRecord[] {
     const records: TicketRecord[] = [];
     for (const { value } of this.db.getRange()) {
-      const r = value.request;
+      const { softAttributes, ...r } = value.request;
       records.push({
         request: {
           ...r,
@@ -112,6 +115,7 @@ export class LmdbTicketStore implements TicketStore {
           partition: new Map(r.partition),
           matchable: new Map(r.matchable),
           latenciesMs: new Map(r.latenciesMs),
+          ...(softAttributes !== undefined && { softAttributes: new Map(softAttributes) }),
         },
         createdAt: value.createdAt,
         arrival: value.arrival,
