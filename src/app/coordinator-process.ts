@@ -10,6 +10,7 @@ import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/i
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
+import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
@@ -81,6 +82,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
+  // A damaged environment would crash LMDB (SIGSEGV/SIGBUS) or lose records silently: refused with one line.
+  await checkDataDirectory(options.dataDir);
   // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {

@@ -87,8 +87,8 @@ program
         onDrained: () => process.exit(0),
       });
     } catch (error) {
-      // A certificate that does not read, a token secret missing: say which setting, exit 2.
-      if (error instanceof Error && (error.name === 'CredentialsError' || error.name === 'SecuritySetupError')) {
+      // A certificate that does not read, a token secret missing, a damaged data directory: say which, exit 2.
+      if (error instanceof Error && ['CredentialsError', 'SecuritySetupError', 'DataDirectoryError'].includes(error.name)) {
         log.error({}, error.message);
         process.exitCode = 2;
         return;
