@@ -9,7 +9,8 @@ import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-m
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
-import { LmdbStore } from '../storage/lmdb-store.js';
+import { DEFAULT_PROBE_MS, LmdbStore } from '../storage/lmdb-store.js';
+import { storeGateInterceptor } from '../transport/grpc/interceptors/store-gate.js';
 import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer } from '../transport/grpc/grpc-server.js';
@@ -84,12 +85,17 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const metrics = new CoordinatorMetrics();
   // A damaged environment would crash LMDB (SIGSEGV/SIGBUS) or lose records silently: refused with one line.
   await checkDataDirectory(options.dataDir);
-  // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
+  // A failed write loses only that ticket's restart recovery: counted, and logged at warn while the
+  // store is healthy; a full disk is one error when writes start failing and one line when they resume.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {
       metrics.storeWriteFailed(op);
-      options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
+      if (!store?.health.failing()) options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
     },
+    onHealthChange: (failing) =>
+      failing
+        ? options.log.warn({ data: options.dataDir, error: failing.message }, 'ticket store cannot write (disk full?): new tickets refused with UNAVAILABLE until it can')
+        : options.log.info({ data: options.dataDir }, 'ticket store writes again: new tickets accepted'),
   });
   const starts = await store.recordStart(Date.now());
   const now = () => Date.now();
@@ -180,7 +186,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     credentials: security?.credentials,
     maxMessageBytes: options.config.limits?.maxMessageBytes,
     onLimit: (limit) => metrics.limitHit(limit),
-    extra: security ? [security.interceptor] : [],
+    // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
+    extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
       setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));
@@ -208,6 +215,16 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     drain: (reason) => shutDown(reason, true),
     stop: () => shutDown('stop', false),
   };
+}
+
+function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, metrics: CoordinatorMetrics) {
+  return storeGateInterceptor({
+    failing: () => store.health.failing(),
+    known: (ticketId) => view.ticket(ticketId) !== undefined,
+    storeName: `the ticket store (LMDB in ${dataDir})`,
+    retryAfterMs: DEFAULT_PROBE_MS,
+    onRefused: () => metrics.findRefused(14),
+  });
 }
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */
