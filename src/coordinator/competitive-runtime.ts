@@ -115,6 +115,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
       vetoedMaps: request.vetoedMaps,
       ...(request.waitBudgetMs !== undefined && { waitBudgetMs: request.waitBudgetMs }),
       ...(request.maxLatencyMs !== undefined && { maxLatencyMs: request.maxLatencyMs }),
+      ...(request.location !== undefined && { location: request.location }),
+      ...(request.softAttributes !== undefined && { softAttributes: request.softAttributes }),
     };
   }
 
