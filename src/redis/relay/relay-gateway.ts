@@ -206,6 +206,8 @@ export class RelayGateway implements CoordinatorCommands {
       case 'order': {
         const server = this.servers.get(message.serverId);
         if (server?.conn === message.conn) server.channel.send(message.order);
+        // Meant for a connection that is gone: the core resolves it (a creation times out and is placed again).
+        else this.log.info({ serverId: message.serverId, conn: message.conn, current: server?.conn, order: message.order.kind }, 'relay: an order for a closed server connection was dropped');
         return;
       }
       case 'close': {
