@@ -12,6 +12,8 @@ import { ratingsView } from '../ratings/ratings-view.js';
 import { DEFAULT_PROBE_MS, LmdbStore } from '../storage/lmdb-store.js';
 import { storeGateInterceptor } from '../transport/grpc/interceptors/store-gate.js';
 import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
+import type { RatingStore } from '../ratings/rating-store.js';
+import { openSharedRatings } from '../redis/ratings/index.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer, type ReloadAnswer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
@@ -106,9 +108,13 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   const starts = await store.recordStart(Date.now());
   const now = () => Date.now();
-  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here.
+  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here. In a cluster
+  // they live in the shared Redis, so a result reported through one node is seen on every node.
   const ladders = options.config.ladders ?? new Map();
-  const ratings = store.openRatings(ladderStanding(ratedLadders(ladders)));
+  const standingOf = ladderStanding(ratedLadders(ladders));
+  const shared = options.redis ? await openSharedRatings(options.redis, { ladders: [...ladders.keys()], standing: standingOf, log: options.log }) : undefined;
+  const local = shared ? undefined : store.openRatings(standingOf);
+  const ratings: RatingStore = shared?.store ?? local!;
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
   const workers = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const environment = coreEnvironment(options.config, {
@@ -191,7 +197,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await closed;
       await recorder?.close();
       await store.tickets.flushed();
-      await ratings.flushed();
+      await local?.flushed();
+      await shared?.close();
       await store.close();
       await workers?.close();
     })());
