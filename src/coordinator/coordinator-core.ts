@@ -6,6 +6,7 @@ import { Placement } from '../placement/index.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
 import type { Principal } from '../security/tokens/principal.js';
 import { CompetitiveRuntime, type BatchSolving } from './competitive-runtime.js';
+import { ConfigReload, type ReloadOutcome } from './config-reload.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
 import type { CoreContext } from './core-context.js';
 import { DeadlineKind, Deadlines } from './deadlines.js';
@@ -59,6 +60,9 @@ export interface CancelStep extends Step {
   readonly refused?: MatchmakingError;
 }
 
+/** A reload's step: applied whole (`changes`) or refused whole (`refused`, every reason). */
+export type ReloadStep = Step & ReloadOutcome;
+
 export interface HelloStep extends Step {
   /** The factories the server now serves. */
   readonly factories: readonly string[];
@@ -94,6 +98,7 @@ export class CoordinatorCore {
   private readonly desk: TicketDesk;
   private readonly results: GameResults;
   private readonly servers: ServerDesk;
+  private readonly reloads: ConfigReload;
   private readonly rejections: RejectionLog;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
@@ -134,6 +139,7 @@ export class CoordinatorCore {
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored);
+    this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
     this.rejections = new RejectionLog(ctx);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
     // Restoring stores nothing, but may forget records whose time to live is already over.
@@ -220,6 +226,19 @@ export class CoordinatorCore {
       }
     }
     return this.end();
+  }
+
+  // ---------------------------------------------------------------- configuration
+
+  /**
+   * A new configuration (factories.yaml read again): applied whole, for tickets from now on and the
+   * pools of changed competitive factories, or refused whole with every reason. Waiting tickets and
+   * running games stay either way.
+   */
+  reload(at: number, next: CoordinatorConfig): ReloadStep {
+    this.begin(at);
+    const outcome = this.reloads.reload(next);
+    return { ...this.end(), ...outcome };
   }
 
   // ---------------------------------------------------------------- time and answers from the edge

@@ -31,9 +31,26 @@ export abstract class FactoryRuntime {
   abstract readonly strategy: 'cooperative' | 'competitive';
 
   constructor(
-    readonly identity: FactoryIdentity,
+    /** Replaced only by `reconfigure`, when a reload gives the template a new version. */
+    public identity: FactoryIdentity,
     protected readonly ctx: CoreContext,
   ) {}
+
+  /**
+   * Why the tickets waiting here would not fit `identity`'s settings, or undefined. A reload asks
+   * every live factory before it applies anything, so a refused reload changes nothing.
+   */
+  misfit(_identity: FactoryIdentity, _waiting: readonly Ticket[]): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * A reload gave the template a new version that `misfit` accepted (src/config/reload-plan.ts
+   * says what may reach a live factory); `waiting` are the tickets waiting in it.
+   */
+  reconfigure(identity: FactoryIdentity, _waiting: readonly Ticket[]): void {
+    this.identity = identity;
+  }
 
   /** Throws INVALID_ARGUMENT naming the field when the request does not fit this factory. */
   abstract validate(request: FindRequest): void;
