@@ -332,6 +332,8 @@ export class CoordinatorCore {
         if (runtime && this.games.lapseReservations(runtime)) this.desk.offerSeats(id);
         return;
       }
+      case DeadlineKind.AwaitServer:
+        return this.desk.stopAwaiting(id);
       case DeadlineKind.RejectionSummary:
         return this.rejections.windowClosed(id);
       case DeadlineKind.Batch: {

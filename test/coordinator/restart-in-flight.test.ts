@@ -60,9 +60,32 @@ describe('a restart while a game creation is in flight', () => {
     const other = new RecordingChannel();
     after.coordinator.connectServer(hello('s2', order.requestId, ['o1', 'o2', 'o3']), other);
     const retry = after.find('x', ['x1', 'x2'], 'party');
-    await settle();
+    await after.timers.advance(1000); // s1 does not come back
     // Not s2's game (and the party does not fit in what is left of it): a game of its own.
     expect(retry.listener.assignment?.gameId).not.toBe('g');
     expect(other.creates().map((o) => o.playerIds)).toEqual([['x1', 'x2']]);
+  });
+
+  it('a retry that comes before the server waits for it, and gets the game it re-announces', async () => {
+    const { order, after } = await crashWithOrderInFlight();
+    const retry = after.find('x', ['x1', 'x2'], 'party');
+    await settle();
+    expect(retry.listener.updates).toEqual([{ kind: 'queued', factory: 'party/region=eu', position: 0, estimatedWaitMs: 0 }]);
+    const s1 = new RecordingChannel();
+    after.coordinator.connectServer(hello('s1', order.requestId), s1);
+    expect(retry.listener.assignment).toMatchObject({ gameId: 'g', serverId: 's1', reservationToken: order.reservationToken });
+    expect(s1.creates()).toEqual([]);
+  });
+
+  it('a retry whose server does not come back within createTimeoutMs goes on as a new ticket', async () => {
+    const { after } = await crashWithOrderInFlight();
+    const s2 = after.connect('s2', 5);
+    const retry = after.find('x', ['x1', 'x2'], 'party');
+    await settle();
+    expect(s2.creates()).toEqual([]);
+    await after.timers.advance(1000); // SOLO's createTimeoutMs
+    expect(s2.creates().map((o) => o.playerIds)).toEqual([['x1', 'x2']]);
+    after.coordinator.onServerEvent('s2', { kind: 'gameCreated', requestId: s2.creates()[0]!.requestId, gameId: 'g2' });
+    expect(retry.listener.assignment?.gameId).toBe('g2');
   });
 });

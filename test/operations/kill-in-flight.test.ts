@@ -1,4 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import { GameServer, type GameOrder } from '@gamefactory/game-server-sdk';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +44,19 @@ const until = async (check: () => boolean, what: string, ms = 30_000) => {
     await new Promise((r) => setTimeout(r, 25));
   }
 };
+
+/** Retries while the coordinator is not reachable yet (the channel's reconnect backoff after the kill). */
+async function retryWhileUnavailable<T>(call: () => Promise<T>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if ((error as { code?: number }).code !== status.UNAVAILABLE || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
 
 /**
  * kill -9 of the coordinator process while a CreateGame is in flight: the game server creates the
@@ -99,9 +112,10 @@ describe('kill -9 while a CreateGame is in flight', () => {
     create!(); // the server creates the game; its GameCreated has nowhere to go
     const second = await startCli(dir, first.port);
     cleanup.push(() => second.child.kill('SIGKILL'));
-    await until(() => connections >= 2, 'the game server to reconnect and re-announce its game');
-
-    const retry = await findGame(client, request);
+    // The player retries at once (as the matchmaking client does, on UNAVAILABLE): before or after
+    // the server is back, it gets the game the server re-announces.
+    const retry = await retryWhileUnavailable(() => findGame(client, request));
+    await until(() => connections === 2, 'the server to hear its welcome back'); // the game came from its hello
     expect(retry.assignment).toMatchObject({
       gameId: 'g-1',
       serverId: 's1',

@@ -4,7 +4,7 @@ import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { CoreContext } from '../core-context.js';
 import type { FactoryRuntime } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
-import type { RunningGame, ServerChannel, ServerEvent, ServerHello } from '../messages.js';
+import type { Assignment, RunningGame, ServerChannel, ServerEvent, ServerHello } from '../messages.js';
 import type { GameResults } from '../results/game-results.js';
 import type { TicketBook } from '../tickets/ticket-book.js';
 import type { RestoredTickets } from '../tickets/restored-tickets.js';
@@ -60,13 +60,15 @@ export class ServerDesk {
       this.ctx.now(),
     );
     for (const p of problems) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${p.gameId}]: ${p.reason}` });
+    const assignments = new Map<string, Assignment>();
     for (const game of adopted) {
-      if (!this.adoptOrdered(hello, game)) this.games.adopt(hello.serverId, game);
+      if (!this.adoptOrdered(hello, game, assignments)) this.games.adopt(hello.serverId, game);
     }
     this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
     this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length);
+    this.desk.serverBack(hello.serverId, assignments);
     for (const name of names) {
       this.desk.admitParked(name);
       this.desk.offerSeats(name);
@@ -76,31 +78,35 @@ export class ServerDesk {
 
   /**
    * A re-announced game the coordinator ordered on this server before a restart (its request id
-   * names stored tickets placed there): their players get their seats in it, and their retries
-   * its assignment. A party whose player is seated elsewhere since, or that no longer fits, is
-   * left to find another game. False when the game is not one of those.
+   * names stored tickets placed there, retried or not yet): their players get their seats in it,
+   * and the tickets its assignment (into `assignments` for those retried and waiting for this
+   * server; kept for the retry of the others). A party whose player is seated elsewhere since, or
+   * that no longer fits, is left to find another game. False when the game is not one of those.
    */
-  private adoptOrdered(hello: ServerHello, game: RunningGame): boolean {
-    if (game.requestId === undefined) return false;
-    const placed = this.restored.placedIn(game.requestId, hello.serverId);
-    if (placed.length === 0) return false;
+  private adoptOrdered(hello: ServerHello, game: RunningGame, assignments: Map<string, Assignment>): boolean {
+    const requestId = game.requestId;
+    if (requestId === undefined) return false;
+    const restored = this.restored.placedIn(requestId, hello.serverId);
+    const candidates = [
+      ...restored.map((t) => ({ ticketId: t.record.request.ticketId, players: t.record.request.party.map((p) => p.playerId), placed: t.record.placed!, restored: t })),
+      ...this.desk.awaitingOn(hello.serverId).filter((w) => w.placed.requestId === requestId).map((w) => ({ ticketId: w.ticket.id, players: w.ticket.playerIds, placed: w.placed, restored: undefined })),
+    ];
+    if (candidates.length === 0) return false;
     const runtime = this.registry.get(game.factory)!;
     const size = playersPerGame(runtime.identity.template.strategy);
     const seated = new Set(game.playerIds);
-    const riders = placed.filter((ticket) => {
-      const players = ticket.record.request.party.map((p) => p.playerId);
+    const riders = candidates.filter(({ players }) => {
       const fresh = players.filter((p) => !seated.has(p));
-      if (players.some((p) => this.games.gameOf(p) !== undefined && !seated.has(p)) || seated.size + fresh.length > size) return false;
+      if (fresh.some((p) => this.games.gameOf(p) !== undefined) || seated.size + fresh.length > size) return false;
       for (const p of fresh) seated.add(p);
       return true;
     });
-    const first = riders[0]?.record.placed;
-    if (!first) return false;
-    const players = riders.flatMap((t) => t.record.request.party.map((p) => p.playerId));
-    this.games.adoptOrdered(hello.serverId, game, players, first.token, Math.min(...riders.map((t) => t.record.placed!.at)));
-    for (const ticket of riders) {
-      const p = ticket.record.placed!;
-      ticket.assignment = {
+    if (riders.length === 0) return false;
+    const players = riders.flatMap((r) => r.players);
+    this.games.adoptOrdered(hello.serverId, game, players, riders[0]!.placed.token, Math.min(...riders.map((r) => r.placed.at)));
+    for (const rider of riders) {
+      const p = rider.placed;
+      const assignment: Assignment = {
         gameId: game.gameId,
         serverId: hello.serverId,
         serverEndpoint: hello.endpoint,
@@ -111,8 +117,10 @@ export class ServerDesk {
         region: p.region,
         team: p.team,
       };
+      if (rider.restored) rider.restored.assignment = assignment;
+      else assignments.set(rider.ticketId, assignment);
     }
-    this.ctx.out.info({ serverId: hello.serverId, gameId: game.gameId, tickets: riders.length }, 'a game ordered before the restart is back: its tickets get it on retry');
+    this.ctx.out.info({ serverId: hello.serverId, gameId: game.gameId, tickets: riders.length }, 'a game ordered before the restart is back: its tickets get it');
     return true;
   }
 
