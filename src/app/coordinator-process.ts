@@ -9,13 +9,19 @@ import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-m
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
-import { LmdbStore } from '../storage/lmdb-store.js';
+import { DEFAULT_PROBE_MS, LmdbStore } from '../storage/lmdb-store.js';
+import { storeGateInterceptor } from '../transport/grpc/interceptors/store-gate.js';
+import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
+import type { RatingStore } from '../ratings/rating-store.js';
+import { openSharedRatings } from '../redis/ratings/index.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startGrpcServer, type ReloadAnswer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
-import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
+import { httpsServerFollowing } from '../security/http/https-server.js';
+import { grpcSecurity, SecuritySetupError, type GrpcSecurity } from '../security/from-config.js';
+import { TOKENS_WITHOUT_TLS } from '../security/dev-mode.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
 import { ArrivalRecorder } from '../replay/arrival-recorder.js';
 import { planReload } from '../config/reload-plan.js';
@@ -81,21 +87,34 @@ export function splitHostPort(field: string, value: string): { host: string; por
 
 /** The composition root: the pure coordinator wired to real time, gRPC, LMDB and Prometheus. */
 export async function startCoordinatorProcess(options: ProcessOptions): Promise<RunningCoordinator> {
+  // Checked before anything opens (the data directory, ports): an embedder gets the CLI's refusal.
+  if (options.config.security?.tokens && !options.config.security.tls) throw new SecuritySetupError(TOKENS_WITHOUT_TLS);
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
-  // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
+  // A damaged environment would crash LMDB (SIGSEGV/SIGBUS) or lose records silently: refused with one line.
+  await checkDataDirectory(options.dataDir);
+  // A failed write loses only that ticket's restart recovery: counted, and logged at warn while the
+  // store is healthy; a full disk is one error when writes start failing and one line when they resume.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {
       metrics.storeWriteFailed(op);
-      options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
+      if (!store?.health.failing()) options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
     },
+    onHealthChange: (failing) =>
+      failing
+        ? options.log.warn({ data: options.dataDir, error: failing.message }, 'ticket store cannot write (disk full?): new tickets refused with UNAVAILABLE until it can')
+        : options.log.info({ data: options.dataDir }, 'ticket store writes again: new tickets accepted'),
   });
   const starts = await store.recordStart(Date.now());
   const now = () => Date.now();
-  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here.
+  // Ratings live beside the tickets; each ladder's board is rebuilt in memory here. In a cluster
+  // they live in the shared Redis, so a result reported through one node is seen on every node.
   const ladders = options.config.ladders ?? new Map();
-  const ratings = store.openRatings(ladderStanding(ratedLadders(ladders)));
+  const standingOf = ladderStanding(ratedLadders(ladders));
+  const shared = options.redis ? await openSharedRatings(options.redis, { ladders: [...ladders.keys()], standing: standingOf, log: options.log }) : undefined;
+  const local = shared ? undefined : store.openRatings(standingOf);
+  const ratings: RatingStore = shared?.store ?? local!;
   // One pool of worker threads per process for large competitive batches; idle workers do not keep it alive.
   const workers = options.config.templates.some((t) => t.strategy.kind === 'competitive') ? new SliceWorkerPool() : undefined;
   const environment = coreEnvironment(options.config, {
@@ -170,6 +189,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       } else commands.beginShutdown();
       operatorPage.stop();
       security?.stop();
+      https?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
       await node?.stop();
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -177,7 +197,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await closed;
       await recorder?.close();
       await store.tickets.flushed();
-      await ratings.flushed();
+      await local?.flushed();
+      await shared?.close();
       await store.close();
       await workers?.close();
     })());
@@ -197,7 +218,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     credentials: security?.credentials,
     maxMessageBytes: options.config.limits?.maxMessageBytes,
     onLimit: (limit) => metrics.limitHit(limit),
-    extra: security ? [security.interceptor] : [],
+    // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
+    extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],
     ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
@@ -207,7 +229,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
-  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
+  // With TLS the metrics port is HTTPS too (same certificate), so the page's admin token is never sent in plaintext.
+  const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
@@ -240,6 +264,16 @@ function reloadAnswer(result: ReloadResult): ReloadAnswer {
     default:
       return { path: result.path, changes: result.changes };
   }
+}
+
+function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, metrics: CoordinatorMetrics) {
+  return storeGateInterceptor({
+    failing: () => store.health.failing(),
+    known: (ticketId) => view.ticket(ticketId) !== undefined,
+    storeName: `the ticket store (LMDB in ${dataDir})`,
+    retryAfterMs: DEFAULT_PROBE_MS,
+    onRefused: () => metrics.findRefused(14),
+  });
 }
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */

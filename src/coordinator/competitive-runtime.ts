@@ -33,8 +33,11 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private batchAt: number | undefined;
   /** The batch handed out to be solved elsewhere, and its number. */
   private out: { readonly batch: string; readonly handle: BatchOut } | undefined;
-  /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
-  private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
+  /**
+   * Games this factory formed (or a server re-announced) that still run: QueryStats counts them.
+   * `roster` is everyone the game was made for: a player who drops out may come back, no one else.
+   */
+  private readonly running = new Map<string, { players: Set<string>; roster: ReadonlySet<string>; startedAt: number }>();
 
   constructor(
     identity: FactoryIdentity,
@@ -112,6 +115,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
       vetoedMaps: request.vetoedMaps,
       ...(request.waitBudgetMs !== undefined && { waitBudgetMs: request.waitBudgetMs }),
       ...(request.maxLatencyMs !== undefined && { maxLatencyMs: request.maxLatencyMs }),
+      ...(request.location !== undefined && { location: request.location }),
+      ...(request.softAttributes !== undefined && { softAttributes: request.softAttributes }),
     };
   }
 
@@ -157,18 +162,22 @@ export class CompetitiveRuntime extends FactoryRuntime {
   gameCreated(creation: Creation, gameId: string): string[] {
     const present = new Set(creation.ticketIds);
     const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
-    this.running.set(gameId, { players: new Set(players), startedAt: this.ctx.now() });
+    this.running.set(gameId, { players: new Set(players), roster: new Set(players), startedAt: this.ctx.now() });
     return [];
   }
 
   override addGame(game: RunningGame): void {
-    this.running.set(game.gameId, { players: new Set(game.playerIds), startedAt: game.startedAt });
+    this.running.set(game.gameId, { players: new Set(game.playerIds), roster: new Set(game.playerIds), startedAt: game.startedAt });
   }
 
   removeGame(gameId: string): string[] {
     const game = this.running.get(gameId);
     this.running.delete(gameId);
     return game ? [...game.players] : [];
+  }
+
+  override mayRejoin(gameId: string, playerId: string): boolean {
+    return this.running.get(gameId)?.roster.has(playerId) ?? false;
   }
 
   override playerJoined(gameId: string, playerId: string): void {

@@ -17,6 +17,7 @@ import { GameCreations } from './game-creations.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from './messages.js';
 import { QueuePositions } from './queue-positions.js';
 import { GameResults, ladderStanding, ratedLadders, type RatedLadder, type RatingsReader, type ResultOutcome } from './results/game-results.js';
+import { RejectionLog } from './servers/rejection-log.js';
 import { RunningGames } from './servers/running-games.js';
 import { ServerDesk } from './servers/server-desk.js';
 import { ServerRoster } from './servers/server-roster.js';
@@ -94,6 +95,7 @@ export class CoordinatorCore {
   private readonly results: GameResults;
   private readonly servers: ServerDesk;
   private readonly reloads: ConfigReload;
+  private readonly rejections: RejectionLog;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
 
@@ -134,6 +136,7 @@ export class CoordinatorCore {
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results);
     this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
+    this.rejections = new RejectionLog(ctx);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
@@ -214,7 +217,7 @@ export class CoordinatorCore {
       const problem = this.servers.report(serverId, event);
       if (problem !== undefined) {
         this.out.event('serverMessageRejected', { kind: event.kind, serverId, reason: problem });
-        this.out.warn({ serverId, event: event.kind, problem }, 'rejected a game server message');
+        this.rejections.rejected(serverId, event.kind, problem);
         this.roster.send(serverId, { kind: 'rejected', reason: `${event.kind}: ${problem}` });
       }
     }
@@ -325,6 +328,8 @@ export class CoordinatorCore {
         if (runtime && this.games.lapseReservations(runtime)) this.desk.offerSeats(id);
         return;
       }
+      case DeadlineKind.RejectionSummary:
+        return this.rejections.windowClosed(id);
       case DeadlineKind.Batch: {
         const runtime = this.registry.get(id);
         if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.runBatch());

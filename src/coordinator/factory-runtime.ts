@@ -76,6 +76,10 @@ export abstract class FactoryRuntime {
   addGame(_game: RunningGame): void {}
   /** The game is gone; returns every player who held a seat in it (joined or reserved). */
   abstract removeGame(gameId: string): readonly string[];
+  /** The game was made for this player (a competitive roster): having dropped out, they may come back. */
+  mayRejoin(_gameId: string, _playerId: string): boolean {
+    return false;
+  }
   playerJoined(_gameId: string, _playerId: string, _now: number): void {}
   playerLeft(_gameId: string, _playerId: string, _now: number): void {}
   /** Cooperative: frees the reserved seats whose deadline passed; returns them. */
