@@ -154,7 +154,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     : undefined;
   const currentCore = (): CoreHost | undefined => host ?? node?.core();
   // Recording sits in front of the core like the transport: it sees what the core accepted.
-  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
+  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, runningConfig, now);
   recorder?.attach(environment.events);
   const commands: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
   const view: CoordinatorView = host?.view ?? node!.view;
