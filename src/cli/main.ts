@@ -84,6 +84,7 @@ program
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),
+        configPath: opts.config,
         onDrained: () => process.exit(0),
       });
     } catch (error) {
@@ -112,6 +113,8 @@ program
       hard.unref();
       void running.drain(signal).then(() => process.exit(0));
     };
+    // SIGHUP reads the config file again: applied whole, or refused whole (logged, counted in /metrics).
+    process.on('SIGHUP', () => running.reloadConfig('SIGHUP'));
     process.on('SIGINT', () => onSignal('SIGINT'));
     process.on('SIGTERM', () => onSignal('SIGTERM'));
   });

@@ -1,6 +1,6 @@
 import { credentials, Metadata, status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,8 @@ export class SecureProcess {
     private readonly dir: string,
     readonly ca: KeyPairFiles,
     readonly certs: Record<string, KeyPairFiles>,
+    /** The file the process was started from: SIGHUP and Admin.ReloadConfig read it again. */
+    readonly configPath: string,
   ) {}
 
   static async start(limitsYaml = ''): Promise<SecureProcess> {
@@ -48,8 +50,11 @@ factories:
     partitioning: { region: [eu] }
     cooperative: { maxPlayers: 4 }
 `;
+    const configPath = join(dir, 'secure.yaml');
+    writeFileSync(configPath, yaml);
     const running = await startCoordinatorProcess({
-      config: parseConfig(yaml, 'secure.yaml'),
+      config: parseConfig(yaml, configPath),
+      configPath,
       listen: '127.0.0.1:0',
       metricsListen: '127.0.0.1:0',
       dataDir: join(dir, 'data'),
@@ -57,7 +62,7 @@ factories:
       security: { insecure: false },
       drainGraceMs: 1000,
     });
-    return new SecureProcess(running, dir, ca, certs);
+    return new SecureProcess(running, dir, ca, certs, configPath);
   }
 
   async stop(): Promise<void> {
