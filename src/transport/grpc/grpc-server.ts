@@ -124,7 +124,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     tolerant(MatchmakerService),
-    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, unread }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
   );
 
   if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));

@@ -4,9 +4,9 @@ import type { TicketListener, TicketUpdate } from '../../coordinator/messages.js
 import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import {
-  FindGameUpdate,
   PredicateMode,
   type CancelFindRequest,
+  type FindGameUpdate,
   type CancelFindResponse,
   type FindGameRequest,
   type FindGamesRequest,
@@ -17,7 +17,7 @@ import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
 import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
-import { StreamLifecycle, type UnreadLimit } from './stream-lifecycle.js';
+import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 import { principalOf } from '../../security/interceptor/security-interceptor.js';
 
@@ -26,11 +26,7 @@ export interface MatchmakerOptions {
   readonly log: Log;
   /** A request was refused before it became a ticket (bad input, no server...). */
   readonly onRefused?: (code: number) => void;
-  /** Updates a client may leave unread before its stream is ended. */
-  readonly unread?: Omit<UnreadLimit, 'sizeOf'>;
 }
-
-const updateSize = (update: FindGameUpdate) => FindGameUpdate.encode(update).finish().length;
 
 function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
   return update.kind === 'queued'
@@ -55,7 +51,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
 
   /** FindGame: server streaming; queued updates, then one assignment, then OK. */
   const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
-    const stream = new StreamLifecycle(call, false, options.unread && { ...options.unread, sizeOf: updateSize });
+    const stream = new StreamLifecycle(call);
     const listener: TicketListener = {
       update(update) {
         stream.write(toWire(call.request.ticketId, update));
@@ -80,7 +76,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
    */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
     const listeners = new Map<string, TicketListener>();
-    const stream = new StreamLifecycle(call, true, options.unread && { ...options.unread, sizeOf: updateSize });
+    const stream = new StreamLifecycle(call, true);
     const outbox = new TickOutbox<FindGameUpdate>((updates) => stream.write({ ticketId: '', update: { $case: 'batch', value: { updates } } }));
     /** Set by the first batched request; from then on updates leave in batches. */
     let batching = false;
