@@ -6,10 +6,10 @@ import { MatchmakingError } from '../../errors/index.js';
 import {
   PredicateMode,
   type CancelFindRequest,
-  type FindGameUpdate,
   type CancelFindResponse,
   type FindGameRequest,
   type FindGamesRequest,
+  type FindGameUpdate,
   type QueryStatsRequest,
   type QueryStatsResponse,
 } from '../../generated/gamefactory/v1/matchmaker.js';
