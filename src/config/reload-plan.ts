@@ -37,7 +37,7 @@ const READ_AT_START: readonly { readonly path: string; readonly get: (c: Coordin
  * What may change live: templates added; templates removed or changed while none of their
  * factories is live; for a live template, the allowed values of an axis (added, or removed when no
  * live factory has them) and every competitive setting except `teams`, `teamSize` and `ladder`;
- * `placement.createTimeoutMs`, `maxQueuedPerFactory` and `ticketTtlSeconds`. Everything else needs
+ * `placement.createTimeoutMs`, `maxQueuedPerFactory`, `maxPooledPerFactory` and `ticketTtlSeconds`. Everything else needs
  * the template's factories gone (their servers left) or a restart; see docs/configuration.md.
  */
 export function planReload(current: CoordinatorConfig, next: CoordinatorConfig, live: readonly LiveFactory[]): ReloadPlan {
@@ -49,6 +49,9 @@ export function planReload(current: CoordinatorConfig, next: CoordinatorConfig, 
   for (const key of ['createTimeoutMs', 'maxQueuedPerFactory', 'ticketTtlMs'] as const) {
     const [was, now] = [current.placement[key], next.placement[key]];
     if (was !== now) changes.push(key === 'ticketTtlMs' ? `placement.ticketTtlSeconds: ${was / 1000} -> ${now / 1000} (tickets from now on)` : `placement.${key}: ${was} -> ${now}`);
+  }
+  if (current.placement.maxPooledPerFactory !== next.placement.maxPooledPerFactory) {
+    changes.push(`placement.maxPooledPerFactory: ${current.placement.maxPooledPerFactory} -> ${next.placement.maxPooledPerFactory}`);
   }
 
   const liveByTemplate = new Map<string, LiveFactory[]>();

@@ -1,6 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { FindRequest } from '../coordinator/messages.js';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
+import type { PlacedRecord } from '../coordinator/tickets/ticket-record.js';
 import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 import { withCommitCause } from './store-health.js';
 
@@ -17,6 +18,8 @@ interface StoredTicket {
   readonly arrival: number;
   /** Who may cancel or resume it; absent in records written before it. */
   readonly owner?: TicketOwner;
+  /** Where its game was ordered, while that was not confirmed. */
+  readonly placed?: PlacedRecord;
 }
 
 export type TicketWriteOp = 'save' | 'remove';
@@ -75,6 +78,7 @@ export class LmdbTicketStore implements TicketStore {
       createdAt: record.createdAt,
       arrival: record.arrival,
       ...(record.owner ? { owner: { subject: record.owner.subject, role: record.owner.role, partyPlayerIds: [...record.owner.partyPlayerIds] } } : {}),
+      ...(record.placed ? { placed: { ...record.placed } } : {}),
     }));
   }
 
@@ -129,6 +133,7 @@ export class LmdbTicketStore implements TicketStore {
         createdAt: value.createdAt,
         arrival: value.arrival,
         ...(value.owner ? { owner: value.owner } : {}),
+        ...(value.placed ? { placed: value.placed } : {}),
       });
     }
     return records.sort((a, b) => a.arrival - b.arrival);

@@ -126,6 +126,7 @@ export const hello = fc.record({
       playerIds: fc.array(id('p', 300), { maxLength: 20 }),
       open: fc.boolean(),
       startedAtUnixMs: int64,
+      requestId: fc.oneof(fc.constant(''), weirdString),
     }),
     { maxLength: 6 },
   ),
