@@ -217,6 +217,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     onCallEnded: options.onCallEnded,
     credentials: security?.credentials,
     maxMessageBytes: options.config.limits?.maxMessageBytes,
+    maxUnreadBytesPerStream: options.config.limits?.maxUnreadBytesPerStream,
     onLimit: (limit) => metrics.limitHit(limit),
     // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
     extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],
