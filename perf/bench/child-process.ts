@@ -18,11 +18,11 @@ export interface ServerChild {
 const CLOCK_TICKS_PER_SECOND = 100; // Linux USER_HZ
 
 /**
- * Runs `node --import tsx <args>` and waits for a stdout line that `portOf` finds a port in.
+ * Runs `node [nodeArgs] --import tsx <args>` and waits for a stdout line that `portOf` finds a port in.
  * Linux only (/proc), as the bench machine is.
  */
-export async function startServerChild(args: readonly string[], portOf: (line: string) => number | undefined): Promise<ServerChild> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startServerChild(args: readonly string[], portOf: (line: string) => number | undefined, nodeArgs: readonly string[] = []): Promise<ServerChild> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {

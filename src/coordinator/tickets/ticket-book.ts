@@ -14,6 +14,10 @@ type Fields = Omit<Ticket, 'state' | 'listener' | 'persisted'>;
 
 type Entry = { -readonly [K in keyof Ticket]: Ticket[K] };
 
+// The states without data are one object each for all tickets (states are never mutated).
+const PARKED: TicketState = Object.freeze({ kind: 'parked' });
+const POOLED: TicketState = Object.freeze({ kind: 'pooled' });
+
 /**
  * The one owner of tickets: every ticket, its state, its listener, whether it is stored. Nothing
  * else moves a ticket; a move from a state that does not allow it throws IllegalTicketMove instead
@@ -51,7 +55,7 @@ export class TicketBook {
       createdAt: fields.createdAt,
       arrival: fields.arrival,
       owner: fields.owner,
-      state: { kind: initial },
+      state: initial === 'parked' ? PARKED : POOLED,
       listener,
       persisted,
     };
@@ -62,7 +66,7 @@ export class TicketBook {
 
   /** Back to (or still) waiting in its factory: a competitive game that fell apart, a parked ticket admitted. */
   pool(ticketId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled', 'placing'], { kind: 'pooled' });
+    return this.move(ticketId, ['parked', 'pooled', 'placing'], POOLED);
   }
 
   /** Joins a game creation. */
