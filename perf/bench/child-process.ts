@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 
 export interface ServerChild {
   readonly port: number;
+  readonly pid: number;
   /** User + system CPU time of the child so far, in µs. */
   cpuMicros(): number;
   /** Resident set size of the child now, in bytes. */
@@ -34,6 +35,7 @@ export async function startServerChild(args: readonly string[], portOf: (line: s
   const pid = child.pid!;
   return {
     port,
+    pid,
     cpuMicros() {
       // Fields after the command name: utime is the 12th, stime the 13th (0-based from state).
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -7,7 +7,7 @@
  *
  * `npx tsx perf/bench/waiting-memory.bench.ts N stream|own [max-old-space-size MB]` measures one case.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,7 +50,8 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     (await waitOverOneStream(address, 'warm', 1000)).close();
     await settle(1000);
     const idleRssBytes = coordinator.rssBytes();
-    const log = (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: RSS ${Math.round(coordinator.rssBytes() / 1e6)} MB`);
+    const status = () => readFileSync(`/proc/${coordinator.pid}/status`, 'utf8').split('\n').filter((l) => /^Rss/.test(l)).join(', ').replace(/\s+/g, ' ');
+    const log = (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: ${status()}`);
     log('idle');
     const waiting = shape === 'stream' ? await waitOverOneStream(address, 'bench', tickets) : await waitOnOwnStreams(address, 'bench', tickets);
     await settle(2000);
