@@ -27,8 +27,19 @@ export class TicketBook {
   private readonly tickets = new Map<string, Entry>();
   private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
   private stopping = false;
+  /**
+   * The last placing state made: the tickets of one creation move together (joined, then queued
+   * at one position), so they share it instead of an object each.
+   */
+  private lastPlacing: Extract<TicketState, { kind: 'placing' }> | undefined;
 
   constructor(private readonly ctx: CoreContext) {}
+
+  private placing(creationId: string, position: number | undefined): TicketState {
+    const last = this.lastPlacing;
+    if (last?.creationId === creationId && last.position === position) return last;
+    return (this.lastPlacing = Object.freeze({ kind: 'placing', creationId, position }));
+  }
 
   get(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
@@ -71,7 +82,7 @@ export class TicketBook {
 
   /** Joins a game creation. */
   place(ticketId: string, creationId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled'], { kind: 'placing', creationId, position: undefined });
+    return this.move(ticketId, ['parked', 'pooled'], this.placing(creationId, undefined));
   }
 
   /** Its creation waits in line at `position`. */
@@ -80,7 +91,7 @@ export class TicketBook {
     if (entry.state.kind !== 'placing' || entry.state.creationId !== creationId) {
       throw new IllegalTicketMove(ticketId, entry.state.kind, `queued in ${creationId}`);
     }
-    entry.state = { kind: 'placing', creationId, position };
+    entry.state = this.placing(creationId, position);
     return entry;
   }
 
