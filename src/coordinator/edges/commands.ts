@@ -11,8 +11,11 @@ import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListen
 export interface CoordinatorCommands {
   /** FindGame. Throws MatchmakingError for a request that can never succeed as asked. */
   find(request: FindRequest, listener: TicketListener): void;
-  /** CancelFind. False when no ticket with that id is waiting; PERMISSION_DENIED when `caller` does not own it. */
-  cancel(ticketId: string, caller?: Principal): boolean;
+  /**
+   * CancelFind. False when no ticket with that id is waiting; PERMISSION_DENIED when `caller` does
+   * not own it. A cluster node's gateway answers once the ticket's owner has (a promise).
+   */
+  cancel(ticketId: string, caller?: Principal): boolean | Promise<boolean>;
   /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
   abandon(ticketId: string, listener: TicketListener): void;
   /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */

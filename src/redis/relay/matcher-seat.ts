@@ -2,9 +2,10 @@ import type { CorePlace } from '../../app/build-core.js';
 import type { CoreHost } from '../../app/core-host.js';
 import { LocalDelivery } from '../../cluster/in-process/index.js';
 import type { Log, TicketStore, Timers } from '../../coordinator/ports.js';
-import type { MatchmakingError } from '../../errors/index.js';
+import { MatchmakingError } from '../../errors/index.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
 import { wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { keptCheck } from './kept-check.js';
 import { RelayChannel, RelayListener, type Answering } from './relay-endpoints.js';
 
 export interface MatcherSeatOptions {
@@ -16,12 +17,21 @@ export interface MatcherSeatOptions {
   readonly timers: Timers;
   /** Builds the core when this node takes the matcher: the process's one builder, with its environment. */
   readonly build: (place: CorePlace) => CoreHost;
+  /**
+   * After taking the matcher, and after dropping a dead node's servers, how long game servers may
+   * take to reconnect (a server on a paused node notices only when its keepalive gives up): a find
+   * for a factory without servers meanwhile is UNAVAILABLE (retry), not FAILED_PRECONDITION. Default 15 s.
+   */
+  readonly reconnectGraceMs?: number;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
   readonly onCore?: (core: CoreHost | undefined) => void;
 }
 
 /** Inbox entries read at a time. */
 const READ_COUNT = 500;
+
+/** The registry's refusal of a factory no connected server serves (src/factories/factory-registry.ts). */
+const NO_SERVER = /^no connected game server serves /;
 
 /**
  * The matcher owner. Every node competes for one lease (a fencing token per acquisition); the
@@ -42,6 +52,8 @@ export class MatcherSeat implements Answering {
   private readonly listeners = new Map<string, RelayListener>();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
+  /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
+  private serversBackBy = -Infinity;
   /** The writes of the step being applied. */
   private writes: OwnerWrite[] = [];
   /** Applying a batch of the inbox: its steps' writes and its ack are committed together. */
@@ -58,6 +70,11 @@ export class MatcherSeat implements Answering {
 
   get owner(): boolean {
     return this.token !== undefined;
+  }
+
+  /** Ticket calls this owner is answering (one listener each): falls back as they are answered. */
+  get callsHeld(): number {
+    return this.listeners.size;
   }
 
   /** Keeps the lease and reads the inbox on its own, until closed (a test calls keepLease and step itself). */
@@ -115,6 +132,7 @@ export class MatcherSeat implements Answering {
   private async takeSeat(token: number): Promise<void> {
     this.token = token;
     this.lastRenewed = this.options.now();
+    this.serversMayReconnect();
     const restored = await this.store.loadTickets();
     if (this.token !== token) return;
     const store: TicketStore = {
@@ -197,6 +215,7 @@ export class MatcherSeat implements Answering {
         this.channels.delete(serverId);
         core.disconnectServer(serverId, channel);
       }
+      if (gone.length > 0) this.serversMayReconnect();
       if (gone.length > 0) this.options.log.warn({ node, servers: gone.map(([id]) => id) }, "a node's heartbeat lapsed: its game servers are disconnected");
     }
   }
@@ -226,20 +245,34 @@ export class MatcherSeat implements Answering {
     switch (message.k) {
       case 'find': {
         const id = message.request.ticketId;
-        let listener = this.listeners.get(id);
+        const held = this.listeners.get(id);
         // The same node asking again (it resends its finds when the owner changes) keeps its
-        // listener, so the core does not cancel the call it is answering.
-        if (listener?.node !== message.node) this.listeners.set(id, (listener = new RelayListener(this, message.node, id)));
+        // listener, so the core does not cancel the call it is answering. Another node's call is
+        // held only once the core took it: a refused one (another request under this id, another
+        // caller) leaves the owner's call in place.
+        const listener = held?.node === message.node ? held : new RelayListener(this, message.node, id, held?.kept ?? keptCheck(message.request));
+        if (listener !== held) this.listeners.set(id, listener);
         try {
           core.find(message.request, listener);
         } catch (error) {
-          listener.fail(error as MatchmakingError);
+          if (listener !== held) {
+            if (held) this.listeners.set(id, held);
+            else this.listeners.delete(id);
+          }
+          listener.fail(this.whileServersReconnect(error as MatchmakingError));
         }
         return;
       }
-      case 'cancel':
-        core.cancel(message.ticketId);
+      case 'cancel': {
+        let answer: OutMessage;
+        try {
+          answer = { k: 'cancelled', req: message.req ?? 0, cancelled: core.cancel(message.ticketId, message.caller) };
+        } catch (error) {
+          answer = { k: 'cancelled', req: message.req ?? 0, cancelled: false, error: wireError(error) };
+        }
+        if (message.req !== undefined) this.answer(message.node, answer);
         return;
+      }
       case 'abandon': {
         const listener = this.listeners.get(message.ticketId);
         if (listener?.node !== message.node) return;
@@ -287,6 +320,16 @@ export class MatcherSeat implements Answering {
         return;
       }
     }
+  }
+
+  private serversMayReconnect(): void {
+    this.serversBackBy = Math.max(this.serversBackBy, this.options.now() + (this.options.reconnectGraceMs ?? 15_000));
+  }
+
+  /** A factory short of servers while they may be reconnecting to this owner: retry, not a final refusal. */
+  private whileServersReconnect(error: MatchmakingError): MatchmakingError {
+    if (error.code !== 'FAILED_PRECONDITION' || !NO_SERVER.test(error.message) || this.options.now() >= this.serversBackBy) return error;
+    return new MatchmakingError('UNAVAILABLE', `${error.message} right now: game servers are reconnecting after a node failed or the matcher moved; retry with the same ticket id`, 1000);
   }
 
   /** A step of the core was applied outside an inbox batch (a timer, a late answer): its writes go now. */

@@ -99,7 +99,7 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
 }
 
 /** The first connection: keeps trying (with the client's backoff) until Redis answers. */
-function waitReady(client: RedisClient, log: Log, url: string): Promise<void> {
+export function waitReady(client: RedisClient, log: Log, url: string): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const warn = setInterval(() => log.warn({ redis: url, status: client.status }, 'waiting for redis'), 5_000);

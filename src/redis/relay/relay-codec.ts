@@ -1,15 +1,23 @@
 import type { FindRequest, ServerEvent, ServerHello, ServerOrder, TicketUpdate } from '../../coordinator/messages.js';
 import { MatchmakingError, type ErrorCode } from '../../errors/index.js';
+import type { TicketOwner } from '../../security/roles/ticket-ownership.js';
+import type { Principal } from '../../security/tokens/principal.js';
 
 /** What a node asks of the matcher owner (one inbox entry each). */
 export type InboxMessage =
   | { readonly k: 'find'; readonly node: string; readonly request: FindRequest }
-  | { readonly k: 'cancel'; readonly node: string; readonly ticketId: string }
+  /** `req` numbers the node's cancels, so the owner's answer finds the call that asked; `caller` is checked against the ticket's owner. */
+  | { readonly k: 'cancel'; readonly node: string; readonly ticketId: string; readonly req?: number; readonly caller?: Principal }
   | { readonly k: 'abandon'; readonly node: string; readonly ticketId: string }
   /** `conn` numbers the server's connections on its node, so a close meant for an older one spares the newer. */
   | { readonly k: 'hello'; readonly node: string; readonly conn: number; readonly hello: ServerHello }
   | { readonly k: 'bye'; readonly node: string; readonly serverId: string }
   | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent };
+
+export interface KeptCheck {
+  readonly fingerprint: string;
+  readonly owner?: TicketOwner;
+}
 
 export interface WireError {
   readonly code: ErrorCode;
@@ -19,7 +27,12 @@ export interface WireError {
 
 /** What the owner answers a node (one entry of that node's out stream each). */
 export type OutMessage =
-  | { readonly k: 'update'; readonly ticketId: string; readonly update: TicketUpdate }
+  /**
+   * An assignment carries `kept`: what the ticket was asked as (its request's fingerprint, hashed)
+   * and by whom, so a find resumed on another node from the kept copy is checked as the core checks a retry.
+   */
+  | { readonly k: 'update'; readonly ticketId: string; readonly update: TicketUpdate; readonly kept?: KeptCheck }
+  | { readonly k: 'cancelled'; readonly req: number; readonly cancelled: boolean; readonly error?: WireError }
   | { readonly k: 'fail'; readonly ticketId: string; readonly error: WireError }
   /** `conn`: the connection the core meant; an order for an older one is not handed to a newer. */
   | { readonly k: 'order'; readonly serverId: string; readonly conn: number; readonly order: ServerOrder }

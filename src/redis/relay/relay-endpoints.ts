@@ -1,6 +1,6 @@
 import type { ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import type { MatchmakingError } from '../../errors/index.js';
-import { wireError, type OutMessage } from './relay-codec.js';
+import { wireError, type KeptCheck, type OutMessage } from './relay-codec.js';
 
 /** The matcher owner's fenced answer to a node (MatcherSeat.answer). */
 export interface Answering {
@@ -15,10 +15,13 @@ export class RelayListener implements TicketListener {
     private readonly seat: Answering,
     readonly node: string,
     private readonly ticketId: string,
+    /** Kept with the assignment, so a resume from the kept copy is checked like one the core answers. */
+    readonly kept: KeptCheck,
   ) {}
 
   update(update: TicketUpdate): void {
-    this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update });
+    if (update.kind === 'assigned') this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update, kept: this.kept });
+    else this.seat.answer(this.node, { k: 'update', ticketId: this.ticketId, update });
     if (update.kind === 'assigned') this.seat.answered(this.ticketId, this);
   }
 

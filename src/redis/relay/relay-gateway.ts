@@ -2,10 +2,18 @@ import type { FactoryTemplate } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
 import type { Log, Timers } from '../../coordinator/ports.js';
+import type { Principal } from '../../security/tokens/principal.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { GatewayStore } from './gateway-store.js';
+import { checkKept } from './kept-check.js';
 import { fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
+
+interface PendingCancel {
+  readonly resolve: (cancelled: boolean) => void;
+  readonly reject: (error: MatchmakingError) => void;
+  readonly stopTimer: () => void;
+}
 
 interface Waiting {
   readonly request: FindRequest;
@@ -33,6 +41,8 @@ export class RelayGateway implements CoordinatorCommands {
   private fence: string | null | undefined;
   private lastRead = '0-0';
   private cancelWatch: (() => void) | undefined;
+  private readonly cancels = new Map<number, PendingCancel>();
+  private lastCancel = 0;
 
   constructor(
     private readonly store: GatewayStore,
@@ -41,6 +51,8 @@ export class RelayGateway implements CoordinatorCommands {
     private readonly log: Log,
     private readonly timers: Timers,
     private readonly watchEveryMs: number,
+    /** A cancel the owner has not answered by then is UNAVAILABLE (retry): three leases, a takeover included. */
+    private readonly cancelTimeoutMs = 9 * watchEveryMs,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
     this.registry = new FactoryRegistry(templates, () => null);
@@ -61,11 +73,19 @@ export class RelayGateway implements CoordinatorCommands {
     this.forwardFind(request, listener);
   }
 
-  cancel(ticketId: string): boolean {
+  /** The owner decides (it alone knows the ticket and its owner): answered when its reply comes back. */
+  cancel(ticketId: string, caller?: Principal): Promise<boolean> {
     this.ready();
-    this.send({ k: 'cancel', node: this.nodeId, ticketId });
-    // The owner decides; this node knows only the tickets whose streams it holds.
-    return this.waiting.has(ticketId);
+    const req = ++this.lastCancel;
+    const answer = new Promise<boolean>((resolve, reject) => {
+      const stopTimer = this.timers.set(() => {
+        this.cancels.delete(req);
+        reject(new MatchmakingError('UNAVAILABLE', `CancelFind of "${ticketId.slice(0, 128)}": the matcher owner did not answer (it may be changing); retry`, 1000));
+      }, this.cancelTimeoutMs);
+      this.cancels.set(req, { resolve, reject, stopTimer });
+    });
+    this.send({ k: 'cancel', node: this.nodeId, ticketId, req, caller });
+    return answer;
   }
 
   abandon(ticketId: string, listener: TicketListener): void {
@@ -117,13 +137,24 @@ export class RelayGateway implements CoordinatorCommands {
     this.store.send(message).catch((error: unknown) => {
       this.log.warn({ kind: message.k, error: (error as Error).message }, 'relay: request not sent to the matcher owner');
       if (message.k === 'find') this.fail(message.request.ticketId, redisUnavailable(error));
+      if (message.k === 'cancel' && message.req !== undefined) this.settleCancel(message.req, redisUnavailable(error));
     });
   }
 
   private forwardFind(request: FindRequest, listener: TicketListener): void {
     this.store.forwardFind(request.ticketId, { k: 'find', node: this.nodeId, request }).then(
       (kept) => {
-        if (kept !== undefined) this.deliver(kept);
+        if (kept === undefined) return;
+        // The kept assignment of a ticket the owner took: only for the same request from its owner.
+        if (kept.k === 'update') {
+          try {
+            checkKept(request, kept.kept);
+          } catch (error) {
+            if (this.waiting.get(request.ticketId)?.listener === listener) this.fail(request.ticketId, error as MatchmakingError);
+            return;
+          }
+        }
+        this.deliver(kept);
       },
       (error: unknown) => {
         if (this.waiting.get(request.ticketId)?.listener === listener) this.fail(request.ticketId, redisUnavailable(error));
@@ -170,9 +201,13 @@ export class RelayGateway implements CoordinatorCommands {
       }
       case 'fail':
         return this.fail(message.ticketId, fromWire(message.error));
+      case 'cancelled':
+        return this.settleCancel(message.req, message.error ? fromWire(message.error) : message.cancelled);
       case 'order': {
         const server = this.servers.get(message.serverId);
         if (server?.conn === message.conn) server.channel.send(message.order);
+        // Meant for a connection that is gone: the core resolves it (a creation times out and is placed again).
+        else this.log.info({ serverId: message.serverId, conn: message.conn, current: server?.conn, order: message.order.kind }, 'relay: an order for a closed server connection was dropped');
         return;
       }
       case 'close': {
@@ -183,6 +218,15 @@ export class RelayGateway implements CoordinatorCommands {
         return server.channel.close(fromWire(message.error));
       }
     }
+  }
+
+  private settleCancel(req: number, outcome: boolean | MatchmakingError): void {
+    const pending = this.cancels.get(req);
+    if (!pending) return;
+    this.cancels.delete(req);
+    pending.stopTimer();
+    if (typeof outcome === 'boolean') pending.resolve(outcome);
+    else pending.reject(outcome);
   }
 
   /** Renews the heartbeat; a new fencing token (a new owner) or a lapsed heartbeat: hand over what this node holds. */

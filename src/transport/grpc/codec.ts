@@ -186,8 +186,28 @@ export function decodeFindRequest(wire: FindGameRequest, caller?: Principal): Fi
     vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
     waitBudgetMs: wire.waitBudgetMs,
     maxLatencyMs: wire.maxLatencyMs,
+    location: wire.location !== undefined ? decodeLocation(wire.location) : undefined,
+    softAttributes: wire.softAttributes !== undefined && Object.keys(wire.softAttributes.values).length > 0 ? decodeSoftAttributes(wire.softAttributes.values) : undefined,
     caller,
   };
+}
+
+/** Degrees on the globe; NaN and out-of-range values would poison every distance the locality prior computes. */
+function decodeLocation(wire: { latitude: number; longitude: number }): { latitude: number; longitude: number } {
+  if (!Number.isFinite(wire.latitude) || wire.latitude < -90 || wire.latitude > 90) throw invalidArgument('location.latitude', `${wire.latitude}: must be a number from -90 to 90`);
+  if (!Number.isFinite(wire.longitude) || wire.longitude < -180 || wire.longitude > 180) throw invalidArgument('location.longitude', `${wire.longitude}: must be a number from -180 to 180`);
+  return { latitude: wire.latitude, longitude: wire.longitude };
+}
+
+function decodeSoftAttributes(values: Record<string, string>): ReadonlyMap<string, string> {
+  const entries = Object.entries(values);
+  if (entries.length > LIMITS.maxAttributes) throw invalidArgument('soft_attributes', `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
+  for (const [key, value] of entries) {
+    if (key.length === 0) throw invalidArgument('soft_attributes', 'a key must not be empty');
+    checkLength(`soft_attributes["${key.slice(0, LIMITS.maxKeyLength)}"]`, key.length, LIMITS.maxKeyLength);
+    checkLength(`soft_attributes["${key}"]`, value.length, LIMITS.maxValueLength);
+  }
+  return new Map(entries);
 }
 
 /** A game's predicted balance, as the wire carries it. */

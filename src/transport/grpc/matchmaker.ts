@@ -117,12 +117,17 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       }
     };
     const cancel = (ticketId: string) => {
-      try {
-        coordinator.cancel(ticketId, caller);
-      } catch (error) {
-        // Not this caller's ticket: that one cancel's error, the stream and the ticket go on.
+      // Not this caller's ticket: that one cancel's error, the stream and the ticket go on.
+      const refused = (error: unknown) => {
         const e = asMatchmakingError(error);
         send({ ticketId, update: { $case: 'error', value: { code: statusCode(e), message: e.message } } });
+      };
+      try {
+        const answer = coordinator.cancel(ticketId, caller);
+        // A cluster node answers later; the stream may have ended meanwhile.
+        if (typeof answer !== 'boolean') answer.catch((error: unknown) => void Promise.resolve().then(() => refused(error)).catch(() => undefined));
+      } catch (error) {
+        refused(error);
       }
     };
     call.on('data', (message: FindGamesRequest) => {
@@ -159,7 +164,13 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   ): void => {
     try {
       checkId('ticket_id', call.request.ticketId);
-      callback(null, { cancelled: coordinator.cancel(call.request.ticketId, principalOf(call.metadata)) });
+      const answer = coordinator.cancel(call.request.ticketId, principalOf(call.metadata));
+      if (typeof answer === 'boolean') return callback(null, { cancelled: answer });
+      // A cluster node: the ticket's owner answers.
+      answer.then(
+        (cancelled) => callback(null, { cancelled }),
+        (error: unknown) => callback(toServiceError(refuse(error) ?? error)),
+      );
     } catch (error) {
       callback(toServiceError(refuse(error) ?? error));
     }
