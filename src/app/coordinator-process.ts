@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from './random-ids.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
 import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
@@ -121,7 +121,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     now,
     timers: realTimers,
     log: options.log,
-    newId: randomUUID,
+    newId: randomId,
     random: Math.random,
     ratings,
     workers,
