@@ -188,7 +188,9 @@ export class TicketDesk {
 
   /** The server tickets waited for is back: those whose game it re-announced get it, the others go on as new. */
   serverBack(serverId: string, assignments: ReadonlyMap<string, Assignment>): void {
-    for (const { ticket } of this.awaiting.on(serverId)) {
+    // In their original order, not their retries': they go on with the places they had.
+    const back = this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival);
+    for (const { ticket } of back) {
       this.awaiting.remove(ticket.id);
       this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
       const assignment = assignments.get(ticket.id);
