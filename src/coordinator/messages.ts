@@ -23,6 +23,8 @@ export interface ServerHello {
 export interface RunningGame {
   readonly gameId: string;
   readonly factory: string;
+  /** The CreateGame that made it, when the coordinator ordered it (see GameCreations' stored placements). */
+  readonly requestId?: string;
   readonly matchable: AttributeSet;
   readonly playerIds: readonly string[];
   readonly open: boolean;

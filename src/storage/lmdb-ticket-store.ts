@@ -1,6 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { FindRequest } from '../coordinator/messages.js';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
+import type { PlacedRecord } from '../coordinator/tickets/ticket-record.js';
 import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 import { withCommitCause } from './store-health.js';
 
@@ -25,6 +26,8 @@ interface StoredTicket {
   readonly arrival: number;
   /** Who may cancel or resume it; absent in records written before it. No party: the ticket's. */
   readonly owner?: Omit<TicketOwner, 'partyPlayerIds'> & { readonly partyPlayerIds?: readonly string[] };
+  /** Where its game was ordered, while that was not confirmed. */
+  readonly placed?: PlacedRecord;
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -90,6 +93,7 @@ export class LmdbTicketStore implements TicketStore {
           ? { subject: owner.subject, role: owner.role }
           : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] },
       }),
+      ...(record.placed ? { placed: { ...record.placed } } : {}),
     }));
   }
 
@@ -149,6 +153,7 @@ export class LmdbTicketStore implements TicketStore {
         createdAt: value.createdAt,
         arrival: value.arrival,
         ...(owner ? { owner: { subject: owner.subject, role: owner.role, partyPlayerIds: owner.partyPlayerIds ?? party.map((p) => p.playerId) } } : {}),
+        ...(value.placed ? { placed: value.placed } : {}),
       });
     }
     return records.sort((a, b) => a.arrival - b.arrival);

@@ -1,6 +1,7 @@
 import type { CoreContext } from '../core-context.js';
 import type { Assignment, TicketListener } from '../messages.js';
 import type { EndReason, Ticket, TicketState, TicketStateKind } from './ticket.js';
+import type { PlacedRecord } from './ticket-record.js';
 
 /** A move the book refuses: a bug in the caller, never a client's doing. */
 export class IllegalTicketMove extends Error {
@@ -138,14 +139,14 @@ export class TicketBook {
   }
 
   /**
-   * Stores a ticket that has to wait. Tickets matched at once, or riding a creation already on
-   * its way to a server, are never written: the common case costs no disk write.
+   * Stores a ticket that has to wait, or (with `placed`) whose game was just ordered on a server,
+   * written again each time it is. Tickets matched into an open game at once are never written.
    */
-  persist(ticketId: string): void {
+  persist(ticketId: string, placed?: PlacedRecord): void {
     const entry = this.entry(ticketId);
-    if (entry.persisted || this.stopping) return;
+    if ((entry.persisted && !placed) || this.stopping) return;
     entry.persisted = true;
-    this.ctx.out.push({ kind: 'store', record: { request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner } });
+    this.ctx.out.push({ kind: 'store', record: { request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner, ...(placed && { placed }) } });
   }
 
   /**

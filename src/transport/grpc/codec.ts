@@ -257,9 +257,11 @@ export function decodeHello(wire: Hello, now: number): ServerHello {
       if (g.playerIds.length > 1024) throw invalidArgument(`${field}.player_ids`, 'at most 1024 players');
       g.playerIds.forEach((p, j) => checkId(`${field}.player_ids[${j}]`, p));
       const startedAt = Number(g.startedAtUnixMs);
+      if (g.requestId !== '') checkId(`${field}.request_id`, g.requestId);
       return {
         gameId: g.gameId,
         factory: g.factory,
+        ...(g.requestId !== '' && { requestId: g.requestId }),
         matchable: decodeAttributes(`${field}.matchable_attributes`, g.matchableAttributes),
         playerIds: g.playerIds,
         open: g.open,
