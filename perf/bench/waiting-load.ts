@@ -41,16 +41,22 @@ export async function waitOverOneStream(address: string, runId: string, count: n
   const client = new MatchmakerClient(address, credentials.createInsecure());
   const stream = client.findGames();
   let queued = 0;
+  // A ticket hears `queued` again as its place in line moves: count each ticket once.
+  const answered = new Uint8Array(count);
+  const prefix = `${runId}-t`;
   await new Promise<void>((resolve, reject) => {
     const seen = (update: FindGameUpdate) => {
       const u = update.update;
       if (u?.$case === 'batch') return u.value.updates.forEach(seen);
-      if (u?.$case === 'queued') queued++;
+      const i = Number(update.ticketId.slice(prefix.length));
+      if (u?.$case === 'queued' && answered[i] === 0) {
+        answered[i] = 1;
+        queued++;
+      }
       else if (u?.$case === 'error') reject(new Error(`${update.ticketId}: ${u.value.message}`));
     };
     stream.on('data', (update: FindGameUpdate) => {
       seen(update);
-      if (process.env.BENCH_VERBOSE && queued % 10000 < 1000) console.error(`queued ${queued}`);
       if (queued >= count) resolve();
     });
     stream.on('error', reject);
@@ -84,8 +90,10 @@ export async function waitOnOwnStreams(address: string, runId: string, count: nu
       // In slices, so the event loop reads answers between them (and the client holds no more than it must).
       for (const end = Math.min(count, next + BATCH); next < end; next++) {
         const call = clients[next % channels]!.findGame(request(runId, next));
+        let answered = false; // a ticket hears `queued` again as its place moves: count the first
         call.on('data', (update: FindGameUpdate) => {
-          if (update.update?.$case !== 'queued') return;
+          if (update.update?.$case !== 'queued' || answered) return;
+          answered = true;
           if (++queued >= count) resolve();
           else if (queued === next) setImmediate(open);
         });

@@ -146,7 +146,6 @@ export function checkId(field: string, id: string): string {
 }
 
 function checkList(field: string, list: readonly string[]): readonly string[] {
-  if (list.length === 0) return NO_NAMES;
   if (list.length > LIMITS.maxListLength) throw invalidArgument(field, `${list.length} entries; at most ${LIMITS.maxListLength}`);
   list.forEach((item, i) => checkLength(`${field}[${i}]`, item.length, LIMITS.maxKeyLength));
   return list;
@@ -182,8 +181,9 @@ export function decodeFindRequest(wire: FindGameRequest, caller?: Principal): Fi
     partition: decodeAttributes('partition_attributes', wire.partitionAttributes),
     matchable: decodeAttributes('matchable_attributes', wire.matchableAttributes),
     latenciesMs: latencies.length === 0 ? NO_LATENCIES : new Map(latencies),
-    preferredMaps: checkList('preferred_maps', wire.preferredMaps),
-    vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
+    // Empty lists (nearly every request) are one shared frozen array; a ticket keeps its request.
+    preferredMaps: wire.preferredMaps.length === 0 ? NO_NAMES : checkList('preferred_maps', wire.preferredMaps),
+    vetoedMaps: wire.vetoedMaps.length === 0 ? NO_NAMES : checkList('vetoed_maps', wire.vetoedMaps),
     waitBudgetMs: wire.waitBudgetMs,
     maxLatencyMs: wire.maxLatencyMs,
     location: wire.location !== undefined ? decodeLocation(wire.location) : undefined,
