@@ -10,7 +10,7 @@
  *
  * The nodes' mode is a flag: SCALE_OUT_MODE=relay (today: one matcher owner, the others relay) or
  * SCALE_OUT_MODE=sharded (shards of factories over the nodes; the nodes get
- * GAMEFACTORY_CLUSTER_MODE=sharded and report gamefactory_matcher_tickets_total on /metrics).
+ * GAMEFACTORY_CLUSTER_MODE=sharded; each node's share is its gamefactory_find_game_total{outcome="assigned"}).
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -53,7 +53,8 @@ async function matcherTickets(node: BenchNode): Promise<number> {
   const port = /"metrics":"127\.0\.0\.1:(\d+)"/.exec(node.log)?.[1];
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   let sum = 0;
-  for (const [, value] of text.matchAll(/^gamefactory_matcher_tickets_total(?:\{[^}]*\})? ([\d.e+]+)$/gm)) sum += Number(value);
+  // Tickets this node's cores assigned (each core counts its own on the node's event hub).
+  for (const [, value] of text.matchAll(/^gamefactory_find_game_total\{[^}]*outcome="assigned"[^}]*\} ([\d.e+]+)$/gm)) sum += Number(value);
   return sum;
 }
 
