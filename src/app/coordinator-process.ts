@@ -9,19 +9,26 @@ import { CoordinatorMetrics, startMetricsServer } from '../metrics/coordinator-m
 import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/index.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
-import { LmdbStore } from '../storage/lmdb-store.js';
+import { DEFAULT_PROBE_MS, LmdbStore } from '../storage/lmdb-store.js';
+import { storeGateInterceptor } from '../transport/grpc/interceptors/store-gate.js';
+import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import { openSharedRatings } from '../redis/ratings/index.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
 import { startShardedNode } from '../redis/shards/sharded-node.js';
-import { startGrpcServer } from '../transport/grpc/grpc-server.js';
+import { startGrpcServer, type ReloadAnswer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
 import { adminOnlyRoutes } from '../security/http/admin-routes.js';
-import { grpcSecurity, type GrpcSecurity } from '../security/from-config.js';
+import { httpsServerFollowing } from '../security/http/https-server.js';
+import { grpcSecurity, SecuritySetupError, type GrpcSecurity } from '../security/from-config.js';
+import { TOKENS_WITHOUT_TLS } from '../security/dev-mode.js';
 import type { TokenVerifier } from '../security/tokens/token-verifier.js';
 import { ArrivalRecorder } from '../replay/arrival-recorder.js';
+import { planReload } from '../config/reload-plan.js';
 import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.js';
+import { ConfigReloader, type ReloadResult } from './config-reloader.js';
+import type { ReloadOutcome } from '../coordinator/config-reload.js';
 import type { CoreHost } from './core-host.js';
 
 export interface ProcessOptions {
@@ -50,6 +57,8 @@ export interface ProcessOptions {
   readonly clusterMode?: 'relay' | 'sharded';
   /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
   readonly record?: string;
+  /** The file `config` was read from: SIGHUP and Admin.ReloadConfig read it again. No reload without it. */
+  readonly configPath?: string;
 }
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
@@ -65,6 +74,8 @@ export interface RunningCoordinator {
   readonly grpcPort: number;
   readonly metricsPort: number;
   readonly metrics: CoordinatorMetrics;
+  /** Reads the configuration file again and applies it whole or refuses it whole (SIGHUP); undefined without a configPath. */
+  reloadConfig(trigger: string): ReloadResult | undefined;
   /** Graceful drain: refuse new calls, store waiting tickets, end streams UNAVAILABLE, close. */
   drain(reason: string): Promise<void>;
   stop(): Promise<void>;
@@ -79,15 +90,24 @@ export function splitHostPort(field: string, value: string): { host: string; por
 
 /** The composition root: the pure coordinator wired to real time, gRPC, LMDB and Prometheus. */
 export async function startCoordinatorProcess(options: ProcessOptions): Promise<RunningCoordinator> {
+  // Checked before anything opens (the data directory, ports): an embedder gets the CLI's refusal.
+  if (options.config.security?.tokens && !options.config.security.tls) throw new SecuritySetupError(TOKENS_WITHOUT_TLS);
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
   const metrics = new CoordinatorMetrics();
-  // A failed write loses only that ticket's restart recovery: logged and counted, so an operator sees it.
+  // A damaged environment would crash LMDB (SIGSEGV/SIGBUS) or lose records silently: refused with one line.
+  await checkDataDirectory(options.dataDir);
+  // A failed write loses only that ticket's restart recovery: counted, and logged at warn while the
+  // store is healthy; a full disk is one error when writes start failing and one line when they resume.
   const store = LmdbStore.open(options.dataDir, {
     onWriteFailed: (op, error, ticketId) => {
       metrics.storeWriteFailed(op);
-      options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
+      if (!store?.health.failing()) options.log.warn({ op, ticketId, error: error.message }, 'ticket store write failed');
     },
+    onHealthChange: (failing) =>
+      failing
+        ? options.log.warn({ data: options.dataDir, error: failing.message }, 'ticket store cannot write (disk full?): new tickets refused with UNAVAILABLE until it can')
+        : options.log.info({ data: options.dataDir }, 'ticket store writes again: new tickets accepted'),
   });
   const starts = await store.recordStart(Date.now());
   const now = () => Date.now();
@@ -110,6 +130,24 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     workers,
     events: new EventHub(options.log),
   });
+  // A reload goes to the core running here; a cluster node that does not hold the matcher keeps
+  // the new config for the next core it builds (each node reloads its own file).
+  const reloader: ConfigReloader | undefined =
+    options.configPath === undefined
+      ? undefined
+      : new ConfigReloader({
+          path: options.configPath,
+          config: options.config,
+          log: options.log,
+          registry: metrics.registry,
+          apply: (next): ReloadOutcome => {
+            const core = currentCore();
+            if (core) return core.reload(next);
+            const plan = planReload(reloader!.config, next, []);
+            return plan.ok ? { changes: plan.changes } : { refused: plan.problems };
+          },
+        });
+  const runningConfig = (): CoordinatorConfig => reloader?.config ?? options.config;
   // Embedded, the core runs here on LMDB; in a cluster, the node builds one (with the same
   // environment) whenever it takes the matcher, and metrics follow whichever core runs.
   const restored = options.redis ? [] : store.tickets.loadAll();
@@ -119,10 +157,10 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
         url: options.redis,
         config: options.config,
         log: options.log,
-        build: (place) => buildCore(options.config, environment, place),
+        build: (place) => buildCore(runningConfig(), environment, place),
       })
     : undefined;
-  const currentCore = () => host ?? node?.core();
+  const currentCore = (): CoreHost | undefined => host ?? node?.core();
   // Recording sits in front of the core like the transport: it sees what the core accepted.
   const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
   recorder?.attach(environment.events);
@@ -159,6 +197,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       } else commands.beginShutdown();
       operatorPage.stop();
       security?.stop();
+      https?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
       await node?.stop();
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -187,7 +226,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     credentials: security?.credentials,
     maxMessageBytes: options.config.limits?.maxMessageBytes,
     onLimit: (limit) => metrics.limitHit(limit),
-    extra: security ? [security.interceptor] : [],
+    // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
+    extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],
+    ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
       setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));
@@ -196,7 +237,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
-  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes);
+  // With TLS the metrics port is HTTPS too (same certificate), so the page's admin token is never sent in plaintext.
+  const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
+  const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   options.log.info(
     { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
@@ -210,9 +253,35 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     grpcPort: grpc.port,
     metricsPort: http.port,
     metrics,
+    reloadConfig: (trigger) => reloader?.reload(trigger),
     drain: (reason) => shutDown(reason, true),
     stop: () => shutDown('stop', false),
   };
+}
+
+/** A reload's outcome as the Admin caller gets it: a file that does not validate is INVALID_ARGUMENT, one that cannot apply live FAILED_PRECONDITION. */
+function reloadAnswer(result: ReloadResult): ReloadAnswer {
+  switch (result.outcome) {
+    case 'invalid':
+      return { refused: 'INVALID_ARGUMENT', details: result.error };
+    case 'refused':
+      return {
+        refused: 'FAILED_PRECONDITION',
+        details: `${result.path}: cannot apply while running; the running configuration is unchanged:\n${result.problems.map((p) => `  ${p}`).join('\n')}`,
+      };
+    default:
+      return { path: result.path, changes: result.changes };
+  }
+}
+
+function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, metrics: CoordinatorMetrics) {
+  return storeGateInterceptor({
+    failing: () => store.health.failing(),
+    known: (ticketId) => view.ticket(ticketId) !== undefined,
+    storeName: `the ticket store (LMDB in ${dataDir})`,
+    retryAfterMs: DEFAULT_PROBE_MS,
+    onRefused: () => metrics.findRefused(14),
+  });
 }
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */

@@ -1,5 +1,7 @@
 import type { OrderDelivery, PlayerIndex } from '../cluster/ports.js';
 import type { SliceSolver } from '../competitive/index.js';
+import type { CoordinatorConfig } from '../config/config.js';
+import type { ReloadOutcome } from '../coordinator/config-reload.js';
 import type { CoordinatorCore } from '../coordinator/coordinator-core.js';
 import type { Effect, Step } from '../coordinator/effects.js';
 import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
@@ -101,6 +103,13 @@ export class CoreHost implements CoordinatorCommands {
 
   onServerEvent(serverId: string, event: ServerEvent): void {
     this.apply(this.core.serverEvent(this.parts.now(), serverId, event));
+  }
+
+  /** A new configuration for the core: applied whole, or refused whole with every reason. */
+  reload(config: CoordinatorConfig): ReloadOutcome {
+    const step = this.core.reload(this.parts.now(), config);
+    this.apply(step);
+    return 'refused' in step ? { refused: step.refused } : { changes: step.changes };
   }
 
   beginShutdown(): void {

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
 import { createLogger } from './logger.js';
+import { metricsAddress } from './metrics-address.js';
 import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerReplayCommand } from './replay-command.js';
@@ -17,9 +18,8 @@ program
   .description('run the coordinator')
   .addOption(new Option('--listen <host:port>', 'gRPC address (port 0: any free port)').env('GAMEFACTORY_LISTEN').default('0.0.0.0:50051'))
   .addOption(
-    new Option('--metrics-listen <host:port>', 'Prometheus /metrics address (port 0: any free port)')
-      .env('GAMEFACTORY_METRICS_LISTEN')
-      .default('0.0.0.0:9464'),
+    new Option('--metrics-listen <host:port>', '/metrics and operator page address, or a port alone on the --listen host (default: the --listen host, port 9464; port 0: any free port)')
+      .env('GAMEFACTORY_METRICS_LISTEN'),
   )
   .addOption(new Option('--config <path>', 'factory templates').env('GAMEFACTORY_CONFIG').default('factories.yaml'))
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
@@ -48,7 +48,7 @@ program
       'GAMEFACTORY_RECORD',
     ),
   )
-  .action(async (opts: { listen: string; metricsListen: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
+  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -64,8 +64,8 @@ program
       }
       throw error;
     }
-    // Issue 14: plaintext only on loopback unless forced.
-    const bind = decideBind({ host: splitHostPort('listen', opts.listen).host, tls: config.security?.tls !== undefined, insecure: opts.insecure, allowInsecureBind: opts.allowInsecureBind });
+    // Plaintext only on loopback unless forced; tokens only with TLS.
+    const bind = decideBind({ host: splitHostPort('listen', opts.listen).host, tls: config.security?.tls !== undefined, tokens: config.security?.tokens !== undefined, insecure: opts.insecure, allowInsecureBind: opts.allowInsecureBind });
     if (bind.kind === 'refuse') {
       log.error({}, bind.reason);
       process.exitCode = 2;
@@ -83,7 +83,7 @@ program
       running = await startCoordinatorProcess({
         config,
         listen: opts.listen,
-        metricsListen: opts.metricsListen,
+        metricsListen: metricsAddress(opts.listen, opts.metricsListen),
         dataDir: opts.data,
         log,
         redis: opts.redis,
@@ -91,11 +91,12 @@ program
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),
+        configPath: opts.config,
         onDrained: () => process.exit(0),
       });
     } catch (error) {
-      // A certificate that does not read, a token secret missing: say which setting, exit 2.
-      if (error instanceof Error && (error.name === 'CredentialsError' || error.name === 'SecuritySetupError')) {
+      // A certificate that does not read, a token secret missing, a damaged data directory: say which, exit 2.
+      if (error instanceof Error && ['CredentialsError', 'SecuritySetupError', 'DataDirectoryError'].includes(error.name)) {
         log.error({}, error.message);
         process.exitCode = 2;
         return;
@@ -119,6 +120,8 @@ program
       hard.unref();
       void running.drain(signal).then(() => process.exit(0));
     };
+    // SIGHUP reads the config file again: applied whole, or refused whole (logged, counted in /metrics).
+    process.on('SIGHUP', () => running.reloadConfig('SIGHUP'));
     process.on('SIGINT', () => onSignal('SIGINT'));
     process.on('SIGTERM', () => onSignal('SIGTERM'));
   });

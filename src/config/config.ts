@@ -27,6 +27,8 @@ export interface PlacementSettings {
   readonly policy: 'fill' | 'spread';
   readonly createTimeoutMs: number;
   readonly maxQueuedPerFactory: number;
+  /** Competitive tickets waiting in one factory's pool for a batch; optional for configs built in code (default 100,000). */
+  readonly maxPooledPerFactory?: number;
   readonly ticketTtlMs: number;
 }
 

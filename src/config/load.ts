@@ -55,6 +55,7 @@ function normalise(raw: RawConfig): CoordinatorConfig {
       policy: raw.placement.policy,
       createTimeoutMs: raw.placement.createTimeoutMs,
       maxQueuedPerFactory: raw.placement.maxQueuedPerFactory,
+      maxPooledPerFactory: raw.placement.maxPooledPerFactory,
       ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },

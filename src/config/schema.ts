@@ -259,10 +259,12 @@ export const configSchema = z.strictObject({
       createTimeoutMs: z.number().int().min(100).max(600_000).default(5000),
       /** Tickets waiting for a slot, per factory; beyond it FindGame fails RESOURCE_EXHAUSTED. */
       maxQueuedPerFactory: z.number().int().min(1).max(10_000_000).default(100_000),
+      /** Competitive tickets waiting in one factory's pool; beyond it FindGame fails RESOURCE_EXHAUSTED. */
+      maxPooledPerFactory: z.number().int().min(1).max(10_000_000).default(100_000),
       /** A ticket not assigned within this ends with DEADLINE_EXCEEDED. */
       ticketTtlSeconds: z.number().int().min(1).max(86_400).default(300),
     })
-    .default({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, ticketTtlSeconds: 300 }),
+    .default({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, maxPooledPerFactory: 100_000, ticketTtlSeconds: 300 }),
   servers: z
     .strictObject({
       /** Keepalive period on the game-server stream; silence for 3 periods disconnects a server. */

@@ -1,6 +1,7 @@
 import { CompetitiveMatcher, validateTicket, type BatchOut, type CompetitiveStats, type CompetitiveTicket, type FormedGame } from '../competitive/index.js';
 import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
+import { sameValue } from '../config/same-value.js';
 import { invalidArgument } from '../errors/index.js';
 import type { FactoryIdentity } from '../factories/factory-registry.js';
 import { partyScores } from '../ratings/party-rating.js';
@@ -27,18 +28,21 @@ export interface BatchSolving {
 /** Join at start: tickets pool until a batch forms games, which are then created on servers. */
 export class CompetitiveRuntime extends FactoryRuntime {
   readonly strategy = 'competitive';
-  private readonly matcher: CompetitiveMatcher;
+  private matcher: CompetitiveMatcher;
   /** The batch deadline set in the core's heap, if any. */
   private batchAt: number | undefined;
   /** The batch handed out to be solved elsewhere, and its number. */
   private out: { readonly batch: string; readonly handle: BatchOut } | undefined;
-  /** Games this factory formed (or a server re-announced) that still run: QueryStats counts them. */
-  private readonly running = new Map<string, { players: Set<string>; startedAt: number }>();
+  /**
+   * Games this factory formed (or a server re-announced) that still run: QueryStats counts them.
+   * `roster` is everyone the game was made for: a player who drops out may come back, no one else.
+   */
+  private readonly running = new Map<string, { players: Set<string>; roster: ReadonlySet<string>; startedAt: number }>();
 
   constructor(
     identity: FactoryIdentity,
     ctx: CoreContext,
-    private readonly settings: CompetitiveSettings,
+    private settings: CompetitiveSettings,
     private readonly solving: BatchSolving,
     /** The template's ladder: its ratings stand in for a ticket's missing scores. */
     private readonly ladder: RatedLadder | undefined,
@@ -46,6 +50,37 @@ export class CompetitiveRuntime extends FactoryRuntime {
   ) {
     super(identity, ctx);
     this.matcher = new CompetitiveMatcher(settings, { now: solving.climbClock, random: ctx.random });
+  }
+
+  override misfit(identity: FactoryIdentity, waiting: readonly Ticket[]): string | undefined {
+    const strategy = identity.template.strategy;
+    if (strategy.kind !== 'competitive' || sameValue(strategy.settings, this.settings)) return undefined;
+    for (const ticket of waiting) {
+      const problem = validateTicket(strategy.settings, this.toTicket(ticket.request, ticket.createdAt));
+      if (problem !== undefined) return `waiting ticket "${ticket.id}" would not fit: ${problem}`;
+    }
+    return undefined;
+  }
+
+  /**
+   * New settings take effect from the next batch, for every ticket in the pool: a new matcher takes
+   * the waiting tickets with their waits so far (so their windows stand where the new expansion
+   * puts them), and a batch out on the workers is forgotten (its answer is ignored, its tickets are
+   * in the new pool). The matcher's learned figures (score spread, arrival density, quality) start
+   * afresh.
+   */
+  override reconfigure(identity: FactoryIdentity, waiting: readonly Ticket[]): void {
+    super.reconfigure(identity, waiting);
+    const strategy = identity.template.strategy;
+    if (strategy.kind !== 'competitive' || sameValue(strategy.settings, this.settings)) return;
+    this.settings = strategy.settings;
+    this.out?.handle.abandon();
+    this.out = undefined;
+    this.matcher = new CompetitiveMatcher(this.settings, { now: this.solving.climbClock, random: this.ctx.random });
+    for (const ticket of waiting) this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
+    this.ctx.deadlines.delete(DeadlineKind.Batch, this.identity.name);
+    this.batchAt = undefined;
+    this.scheduleBatch();
   }
 
   validate(request: FindRequest): void {
@@ -80,6 +115,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
       vetoedMaps: request.vetoedMaps,
       ...(request.waitBudgetMs !== undefined && { waitBudgetMs: request.waitBudgetMs }),
       ...(request.maxLatencyMs !== undefined && { maxLatencyMs: request.maxLatencyMs }),
+      ...(request.location !== undefined && { location: request.location }),
+      ...(request.softAttributes !== undefined && { softAttributes: request.softAttributes }),
     };
   }
 
@@ -125,18 +162,22 @@ export class CompetitiveRuntime extends FactoryRuntime {
   gameCreated(creation: Creation, gameId: string): string[] {
     const present = new Set(creation.ticketIds);
     const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
-    this.running.set(gameId, { players: new Set(players), startedAt: this.ctx.now() });
+    this.running.set(gameId, { players: new Set(players), roster: new Set(players), startedAt: this.ctx.now() });
     return [];
   }
 
   override addGame(game: RunningGame): void {
-    this.running.set(game.gameId, { players: new Set(game.playerIds), startedAt: game.startedAt });
+    this.running.set(game.gameId, { players: new Set(game.playerIds), roster: new Set(game.playerIds), startedAt: game.startedAt });
   }
 
   removeGame(gameId: string): string[] {
     const game = this.running.get(gameId);
     this.running.delete(gameId);
     return game ? [...game.players] : [];
+  }
+
+  override mayRejoin(gameId: string, playerId: string): boolean {
+    return this.running.get(gameId)?.roster.has(playerId) ?? false;
   }
 
   override playerJoined(gameId: string, playerId: string): void {

@@ -6,6 +6,7 @@ import { Placement } from '../placement/index.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
 import type { Principal } from '../security/tokens/principal.js';
 import { CompetitiveRuntime, type BatchSolving } from './competitive-runtime.js';
+import { ConfigReload, type ReloadOutcome } from './config-reload.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
 import type { CoreContext } from './core-context.js';
 import { DeadlineKind, Deadlines } from './deadlines.js';
@@ -16,6 +17,7 @@ import { GameCreations } from './game-creations.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from './messages.js';
 import { QueuePositions } from './queue-positions.js';
 import { GameResults, ladderStanding, ratedLadders, type RatedLadder, type RatingsReader, type ResultOutcome } from './results/game-results.js';
+import { RejectionLog } from './servers/rejection-log.js';
 import { RunningGames } from './servers/running-games.js';
 import { ServerDesk } from './servers/server-desk.js';
 import { ServerRoster } from './servers/server-roster.js';
@@ -54,6 +56,9 @@ export interface CancelStep extends Step {
   readonly refused?: MatchmakingError;
 }
 
+/** A reload's step: applied whole (`changes`) or refused whole (`refused`, every reason). */
+export type ReloadStep = Step & ReloadOutcome;
+
 export interface HelloStep extends Step {
   /** The factories the server now serves. */
   readonly factories: readonly string[];
@@ -89,6 +94,8 @@ export class CoordinatorCore {
   private readonly desk: TicketDesk;
   private readonly results: GameResults;
   private readonly servers: ServerDesk;
+  private readonly reloads: ConfigReload;
+  private readonly rejections: RejectionLog;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
 
@@ -128,6 +135,8 @@ export class CoordinatorCore {
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results);
+    this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
+    this.rejections = new RejectionLog(ctx);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
@@ -208,11 +217,24 @@ export class CoordinatorCore {
       const problem = this.servers.report(serverId, event);
       if (problem !== undefined) {
         this.out.event('serverMessageRejected', { kind: event.kind, serverId, reason: problem });
-        this.out.warn({ serverId, event: event.kind, problem }, 'rejected a game server message');
+        this.rejections.rejected(serverId, event.kind, problem);
         this.roster.send(serverId, { kind: 'rejected', reason: `${event.kind}: ${problem}` });
       }
     }
     return this.end();
+  }
+
+  // ---------------------------------------------------------------- configuration
+
+  /**
+   * A new configuration (factories.yaml read again): applied whole, for tickets from now on and the
+   * pools of changed competitive factories, or refused whole with every reason. Waiting tickets and
+   * running games stay either way.
+   */
+  reload(at: number, next: CoordinatorConfig): ReloadStep {
+    this.begin(at);
+    const outcome = this.reloads.reload(next);
+    return { ...this.end(), ...outcome };
   }
 
   // ---------------------------------------------------------------- time and answers from the edge
@@ -306,6 +328,8 @@ export class CoordinatorCore {
         if (runtime && this.games.lapseReservations(runtime)) this.desk.offerSeats(id);
         return;
       }
+      case DeadlineKind.RejectionSummary:
+        return this.rejections.windowClosed(id);
       case DeadlineKind.Batch: {
         const runtime = this.registry.get(id);
         if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.runBatch());

@@ -8,7 +8,8 @@ import type { EffectLog } from './effects.js';
  * core, before its parts; nothing in it calls back into them.
  */
 export interface CoreContext {
-  readonly config: CoordinatorConfig;
+  /** Replaced whole by a reload (ConfigReload); read it at use, never keep a part of it. */
+  config: CoordinatorConfig;
   /** The time of the input being handled: the core's clock. */
   now(): number;
   /** Where the parts write the step's effects (log lines included). */

@@ -20,9 +20,11 @@ export enum DeadlineKind {
   Reservations,
   /** A competitive factory's next batch is due. */
   Batch,
+  /** A server's window of rejected reports closes: what it only counted is logged in one line. */
+  RejectionSummary,
 }
 
-const KINDS = 8;
+const KINDS = 9;
 
 /**
  * Every deadline of the core in one binary heap, on the core's own clock: the edge reads

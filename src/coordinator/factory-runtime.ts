@@ -31,9 +31,26 @@ export abstract class FactoryRuntime {
   abstract readonly strategy: 'cooperative' | 'competitive';
 
   constructor(
-    readonly identity: FactoryIdentity,
+    /** Replaced only by `reconfigure`, when a reload gives the template a new version. */
+    public identity: FactoryIdentity,
     protected readonly ctx: CoreContext,
   ) {}
+
+  /**
+   * Why the tickets waiting here would not fit `identity`'s settings, or undefined. A reload asks
+   * every live factory before it applies anything, so a refused reload changes nothing.
+   */
+  misfit(_identity: FactoryIdentity, _waiting: readonly Ticket[]): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * A reload gave the template a new version that `misfit` accepted (src/config/reload-plan.ts
+   * says what may reach a live factory); `waiting` are the tickets waiting in it.
+   */
+  reconfigure(identity: FactoryIdentity, _waiting: readonly Ticket[]): void {
+    this.identity = identity;
+  }
 
   /** Throws INVALID_ARGUMENT naming the field when the request does not fit this factory. */
   abstract validate(request: FindRequest): void;
@@ -59,6 +76,10 @@ export abstract class FactoryRuntime {
   addGame(_game: RunningGame): void {}
   /** The game is gone; returns every player who held a seat in it (joined or reserved). */
   abstract removeGame(gameId: string): readonly string[];
+  /** The game was made for this player (a competitive roster): having dropped out, they may come back. */
+  mayRejoin(_gameId: string, _playerId: string): boolean {
+    return false;
+  }
   playerJoined(_gameId: string, _playerId: string, _now: number): void {}
   playerLeft(_gameId: string, _playerId: string, _now: number): void {}
   /** Cooperative: frees the reserved seats whose deadline passed; returns them. */

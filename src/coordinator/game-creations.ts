@@ -54,6 +54,12 @@ export class GameCreations {
     this.drain();
   }
 
+  /** A connected server now also serves these factories (a config reload made them): its free slots serve their lines too. */
+  serverServes(serverId: string, factories: readonly string[]): void {
+    this.placement.addFactories(serverId, factories);
+    this.drain();
+  }
+
   /** The server is gone: its slots with it, and its creations in flight go back in line. */
   serverRemoved(serverId: string): void {
     this.placement.removeServer(serverId);

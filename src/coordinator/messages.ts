@@ -107,6 +107,10 @@ export interface FindRequest {
   /** Competitive: the party's own wait budget and latency ceiling, ms (within the template's playerLimits). */
   readonly waitBudgetMs?: number;
   readonly maxLatencyMs?: number;
+  /** Competitive: where the party plays from (degrees), a latency prior when it measured none. */
+  readonly location?: { readonly latitude: number; readonly longitude: number };
+  /** Competitive: soft attributes (e.g. language) the factory's softPreferences weigh. */
+  readonly softAttributes?: ReadonlyMap<string, string>;
   /** Who asks: the ticket's owner when it opens, checked when it is resumed. Absent: trusted in-process caller. */
   readonly caller?: Principal;
 }

@@ -20,7 +20,7 @@ export function factoryName(template: FactoryTemplate, partition: AttributeSet):
 }
 
 interface LiveFactory<T> {
-  readonly identity: FactoryIdentity;
+  identity: FactoryIdentity;
   readonly servers: Set<string>;
   readonly state: T;
 }
@@ -36,10 +36,39 @@ export class FactoryRegistry<T> {
     /** Builds the per-factory state (its matcher) when the factory is instantiated. */
     private readonly instantiate: (identity: FactoryIdentity) => T,
   ) {
+    this.setTemplates(templates);
+  }
+
+  /**
+   * A reload's templates replace the running ones; each live factory keeps its name, partition,
+   * servers and state, and takes its template's new version (returned, with its state, for the
+   * caller to reconfigure). The caller has checked that every live factory's template and
+   * partition still exist (src/config/reload-plan.ts).
+   */
+  replaceTemplates(templates: readonly FactoryTemplate[]): { identity: FactoryIdentity; state: T }[] {
+    this.setTemplates(templates);
+    const changed: { identity: FactoryIdentity; state: T }[] = [];
+    for (const factory of this.live.values()) {
+      const template = this.templates.get(factory.identity.template.name)!;
+      if (template === factory.identity.template) continue;
+      factory.identity = { ...factory.identity, template };
+      changed.push({ identity: factory.identity, state: factory.state });
+    }
+    return changed;
+  }
+
+  private setTemplates(templates: readonly FactoryTemplate[]): void {
+    this.templates.clear();
+    this.allowed.clear();
     for (const t of templates) {
       this.templates.set(t.name, t);
       this.allowed.set(t.name, new Map(t.axes.map((a) => [a.key, new Set(a.values)])));
     }
+  }
+
+  /** The live factories' identities (for a reload's plan). */
+  liveIdentities(): FactoryIdentity[] {
+    return [...this.live.values()].map((f) => f.identity);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome } from '../coordinator/edges/index.js';
@@ -237,8 +237,10 @@ export async function startMetricsServer(
   port: number,
   registry: Registry,
   routes?: (req: IncomingMessage, res: ServerResponse) => boolean,
+  /** Makes the server (an HTTPS one when the coordinator has TLS); plain HTTP when absent. */
+  makeServer: (listener: RequestListener) => Server = createServer,
 ): Promise<{ server: Server; port: number }> {
-  const server = createServer((req, res) => {
+  const server = makeServer((req, res) => {
     if (routes?.(req, res)) return;
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
       registry.metrics().then(

@@ -33,6 +33,11 @@ export class Placement {
     this.ledger.addServer(serverId, factories, capacity, runningGames, now);
   }
 
+  /** A connected server serves more factories (made by a config reload). */
+  addFactories(serverId: string, factories: readonly string[]): void {
+    this.ledger.addFactories(serverId, factories);
+  }
+
   removeServer(serverId: string): void {
     this.ledger.removeServer(serverId);
   }

@@ -46,7 +46,7 @@ class HostedServer {
   readonly memberships: FactoryMembership[] = [];
   constructor(
     readonly id: string,
-    readonly factories: readonly string[],
+    public factories: readonly string[],
     public maxGames: number,
     public bucket: StartRateBucket,
   ) {}
@@ -141,6 +141,27 @@ export class SlotLedger {
       server.memberships.push(new FactoryMembership(server, factory, slots));
     }
     this.reindex(server, true);
+  }
+
+  /** A connected server takes on more factories (a reload made them): it joins their heaps as it stands. */
+  addFactories(serverId: string, factories: readonly string[]): void {
+    const server = this.servers.get(serverId);
+    if (server === undefined) return;
+    const fresh = [...new Set(factories)].filter((f) => !server.factories.includes(f));
+    if (fresh.length === 0) return;
+    server.factories = Object.freeze([...server.factories, ...fresh]);
+    for (const factory of fresh) {
+      let slots = this.factories.get(factory);
+      if (slots === undefined) {
+        slots = new FactorySlots(new IndexedHeap(this.readyOrder), new IndexedHeap(soonestTokenFirst));
+        this.factories.set(factory, slots);
+      }
+      slots.servers++;
+      slots.free += server.free;
+      const membership = new FactoryMembership(server, factory, slots);
+      server.memberships.push(membership);
+      this.heapOf(slots, server.state)?.push(membership);
+    }
   }
 
   /** Removes a server with its slots; in-flight creations are the caller's to re-queue. */

@@ -5,6 +5,8 @@ export interface BindRequest {
   readonly host: string;
   /** `security.tls` is configured. */
   readonly tls: boolean;
+  /** `security.tokens` is configured. */
+  readonly tokens?: boolean;
   /** `--insecure`: development mode, plaintext and no roles. */
   readonly insecure: boolean;
   /** `--allow-insecure-bind`: plaintext on a non-loopback address, knowingly. */
@@ -21,6 +23,9 @@ export type BindDecision =
  * loopback, refused on a reachable address unless forced. Pure: the CLI logs and exits on it.
  */
 export function decideBind(request: BindRequest): BindDecision {
+  // Tokens without TLS would be bearer secrets in plaintext, and development mode checks none:
+  // an operator who configured tokens expects them enforced, so starting anyway would mislead.
+  if (request.tokens && !request.tls) return { kind: 'refuse', reason: TOKENS_WITHOUT_TLS };
   if (request.tls && request.insecure) return { kind: 'refuse', reason: '--insecure and security.tls are both given: remove one' };
   if (request.tls) return { kind: 'secure' };
   const warning =
@@ -42,3 +47,7 @@ export function isLoopback(host: string): boolean {
   if (isIP(h) === 6) return /^(0{0,4}:){7}0{0,3}1$|^::1$/.test(h);
   return false;
 }
+
+/** Why `security.tokens` alone is refused at start (the CLI and an embedded process say the same). */
+export const TOKENS_WITHOUT_TLS =
+  'security.tokens is configured without security.tls: tokens would cross the network in plaintext and, without TLS, the coordinator runs in development mode where no token is checked. Configure security.tls too, or remove security.tokens for local development.';

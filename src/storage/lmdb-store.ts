@@ -3,11 +3,19 @@ import { open, type RootDatabase } from 'lmdb';
 import type { PlayerRating } from '../ratings/rating-system.js';
 import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
+import { onStrayLmdbFailure, StoreHealth, withCommitCause } from './store-health.js';
 
 export interface LmdbStoreOptions {
   /** Called for each ticket write that failed; the count is also on `tickets.failedWrites`. */
   readonly onWriteFailed?: WriteFailureHandler;
+  /** The store stopped (an error) or resumed (undefined) being able to write. */
+  readonly onHealthChange?: (failing: Error | undefined) => void;
+  /** While writes fail, how often a probe write checks whether space has returned. */
+  readonly probeMs?: number;
 }
+
+/** Default interval of the probe write while the disk is full. */
+export const DEFAULT_PROBE_MS = 1000;
 
 /**
  * The embedded store: one LMDB environment in the data directory. Running games are not ours to
@@ -15,12 +23,25 @@ export interface LmdbStoreOptions {
  */
 export class LmdbStore {
   readonly tickets: LmdbTicketStore;
+  /** Whether writes land now (a full disk makes them fail until space returns). */
+  readonly health: StoreHealth;
+  private readonly unguard: () => void;
 
   private constructor(
     readonly root: RootDatabase,
     options: LmdbStoreOptions,
   ) {
-    this.tickets = new LmdbTicketStore(root, options.onWriteFailed);
+    this.health = new StoreHealth(() => root.put('meta:probe', Date.now()), options.probeMs ?? DEFAULT_PROBE_MS, options.onHealthChange);
+    this.tickets = new LmdbTicketStore(
+      root,
+      (op, error, ticketId, kind) => {
+        if (kind === 'commit') this.health.failed(error);
+        options.onWriteFailed?.(op, error, ticketId, kind);
+      },
+      () => this.health.wrote(),
+    );
+    // A commit failure LMDB raises where no caller can catch it: the store is failing, not the process.
+    this.unguard = onStrayLmdbFailure((error) => withCommitCause(error, (cause) => this.health.failed(cause)));
   }
 
   /** Ratings in the same environment; `standing` orders each ladder's board. */
@@ -38,12 +59,19 @@ export class LmdbStore {
   /** Counts coordinator starts, so logs and operators can tell a restart from a first start. */
   async recordStart(now: number): Promise<number> {
     const starts = ((this.root.get('meta:starts') as number | undefined) ?? 0) + 1;
-    await this.root.put('meta:starts', starts);
-    await this.root.put('meta:lastStart', now);
+    try {
+      await this.root.put('meta:starts', starts);
+      await this.root.put('meta:lastStart', now);
+    } catch (error) {
+      // A full disk at start: the coordinator runs, refusing new tickets until space returns.
+      this.health.failed(error instanceof Error ? error : new Error(String(error)));
+    }
     return starts;
   }
 
   close(): Promise<void> {
+    this.health.stop();
+    this.unguard();
     this.tickets.markClosed();
     return this.root.close();
   }

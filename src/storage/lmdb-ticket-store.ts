@@ -2,10 +2,12 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { FindRequest } from '../coordinator/messages.js';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
 import type { TicketOwner } from '../security/roles/ticket-ownership.js';
+import { withCommitCause } from './store-health.js';
 
 /** A FindRequest as plain data: maps become entry lists. */
 interface StoredTicket {
-  readonly request: Omit<FindRequest, 'partition' | 'matchable' | 'latenciesMs' | 'party'> & {
+  readonly request: Omit<FindRequest, 'partition' | 'matchable' | 'latenciesMs' | 'party' | 'softAttributes'> & {
+    readonly softAttributes?: [string, string][];
     readonly party: { playerId: string; score: number | null }[];
     readonly partition: [string, string][];
     readonly matchable: [string, string][];
@@ -23,7 +25,10 @@ export type TicketWriteOp = 'save' | 'remove';
  * Told of every ticket write that did not reach the disk (a rejected LMDB write, a key LMDB
  * refuses, a write after close). The ticket lives on in memory; only its restart recovery is lost.
  */
-export type WriteFailureHandler = (op: TicketWriteOp, error: Error, ticketId: string) => void;
+export type WriteFailureHandler = (op: TicketWriteOp, error: Error, ticketId: string, failure: WriteFailureKind) => void;
+
+/** refused: LMDB refused this one write at once (a key too long, a closed store); commit: a transaction failed (a full disk). */
+export type WriteFailureKind = 'refused' | 'commit';
 
 /**
  * Waiting tickets in LMDB, keyed by ticket id, so a restarted coordinator gives retrying clients
@@ -39,6 +44,8 @@ export class LmdbTicketStore implements TicketStore {
   constructor(
     root: RootDatabase,
     private readonly onWriteFailed: WriteFailureHandler = () => {},
+    /** A write reached the disk (the store can write again after a failure). */
+    private readonly onWriteSucceeded: () => void = () => {},
   ) {
     this.db = root.openDB<StoredTicket, string>({ name: 'tickets' });
   }
@@ -62,6 +69,8 @@ export class LmdbTicketStore implements TicketStore {
         vetoedMaps: r.vetoedMaps,
         ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
         ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
+        ...(r.location !== undefined && { location: r.location }),
+        ...(r.softAttributes !== undefined && { softAttributes: [...r.softAttributes] }),
       },
       createdAt: record.createdAt,
       arrival: record.arrival,
@@ -84,17 +93,20 @@ export class LmdbTicketStore implements TicketStore {
       if (this.closed) throw new Error('the ticket store is closed');
       pending = start(); // LMDB refuses some writes at once (a key over 1978 bytes)
     } catch (error) {
-      this.failed(op, error, ticketId);
+      this.failed(op, error, ticketId, 'refused');
       return;
     }
-    pending.catch((error: unknown) => this.failed(op, error, ticketId));
+    pending.then(
+      () => this.onWriteSucceeded(),
+      (error: unknown) => withCommitCause(error, (cause) => this.failed(op, cause, ticketId, 'commit')),
+    );
   }
 
-  private failed(op: TicketWriteOp, error: unknown, ticketId: string): void {
+  private failed(op: TicketWriteOp, error: unknown, ticketId: string, kind: WriteFailureKind): void {
     this.failures += 1;
     const reason = error instanceof Error ? error : new Error(String(error));
     try {
-      this.onWriteFailed(op, reason, ticketId);
+      this.onWriteFailed(op, reason, ticketId, kind);
     } catch {
       // a throwing handler must not turn into the unhandled rejection this exists to prevent
     }
@@ -104,7 +116,7 @@ export class LmdbTicketStore implements TicketStore {
   loadAll(): TicketRecord[] {
     const records: TicketRecord[] = [];
     for (const { value } of this.db.getRange()) {
-      const r = value.request;
+      const { softAttributes, ...r } = value.request;
       records.push({
         request: {
           ...r,
@@ -112,6 +124,7 @@ export class LmdbTicketStore implements TicketStore {
           partition: new Map(r.partition),
           matchable: new Map(r.matchable),
           latenciesMs: new Map(r.latenciesMs),
+          ...(softAttributes !== undefined && { softAttributes: new Map(softAttributes) }),
         },
         createdAt: value.createdAt,
         arrival: value.arrival,

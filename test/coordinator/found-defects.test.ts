@@ -66,11 +66,11 @@ describe('defects found in the core', () => {
     expect(coordinator.view.queryStats({ factory: '', template: 'duel', partition: new Map(), predicates: [], mode: 'all' }, timers.now).games).toBe(0);
   });
 
-  it('a hello re-announcing games that break the rules rejects each with a reason; the rest stands', () => {
+  it('a hello re-announcing games that break the rules counts what it can of each (seats, slot) and says what it did not', () => {
     const { coordinator, timers } = setup();
-    const game = (gameId: string, playerIds: string[], startedAt = timers.now - 1000) => ({
+    const game = (gameId: string, playerIds: string[], startedAt = timers.now - 1000, factory = 'party/region=eu') => ({
       gameId,
-      factory: 'party/region=eu',
+      factory,
       matchable: new Map(),
       playerIds,
       open: true,
@@ -81,13 +81,15 @@ describe('defects found in the core', () => {
       endpoint: 's1:7777',
       attributes: new Map(),
       templates: ['party'],
-      capacity: { maxGames: 3, maxStartsPerSecond: 0 },
+      capacity: { maxGames: 8, maxStartsPerSecond: 0 },
       runningGames: [
         game('ok', ['a', 'b']),
         game('too-many', ['c', 'd', 'e', 'f', 'g']),
         game('twice', ['h', 'h']),
         game('future', ['i'], timers.now + 60_000),
-        game('other-game', ['a']),
+        game('other-game', ['a', 'm']),
+        game('ok', ['z']),
+        game('not-hosted', ['n'], timers.now - 1000, 'solo/region=eu'),
         game('ok2', ['j']),
         game('ok3', ['k']),
         game('over-capacity', ['l']),
@@ -96,17 +98,30 @@ describe('defects found in the core', () => {
     const channel = new RecordingChannel();
     expect(coordinator.connectServer(hello, channel)).toEqual(['party/region=eu']);
     const rejections = channel.orders.filter((o) => o.kind === 'rejected').map((o) => (o.kind === 'rejected' ? o.reason : ''));
-    expect(rejections).toHaveLength(5);
-    expect(rejections[0]).toMatch(/too-many.*5 players, more than the factory's maximum of 4/);
-    expect(rejections[1]).toMatch(/twice.*player "h" is listed twice/);
-    expect(rejections[2]).toMatch(/future.*started_at is 60000 ms in the future/);
-    expect(rejections[3]).toMatch(/other-game.*player "a" is already in game "ok"/);
-    expect(rejections[4]).toMatch(/over-capacity.*more running games than the server's max_games \(3\)/);
-    expect(coordinator.view.snapshot().games).toBe(3);
+    expect(rejections).toEqual([
+      'hello.running_games[too-many]: 5 players, more than the factory\'s maximum of 4: 1 not counted ("g")',
+      'hello.running_games[twice]: player "h" is listed twice: counted once',
+      'hello.running_games[future]: started_at is 60000 ms in the future: taken as now',
+      'hello.running_games[other-game]: player "a" holds a seat in another game: not counted in this one',
+      'hello.running_games[ok]: listed twice: counted once',
+      'hello.running_games[not-hosted]: factory "solo/region=eu" is not one this server hosts: its slot is counted, the game is not adopted',
+      'hello.running_games[over-capacity]: more running games than the server\'s max_games (8): counted, and no new game goes to it until enough end',
+    ]);
+    // Every game holds its slot; all but the one of a factory it does not host are adopted, with the seats they could count.
+    expect(coordinator.view.snapshot().games).toBe(8);
+    expect(coordinator.view.servers()[0]).toMatchObject({ games: 8 });
+    expect(coordinator.view.freeSlots()).toBe(0);
+    const stats = coordinator.view.queryStats({ factory: 'party/region=eu', template: '', partition: new Map(), predicates: [], mode: 'all' }, timers.now);
+    expect(stats.players).toBe(2 + 4 + 1 + 1 + 1 + 1 + 1 + 1);
     // The adopted games are real: their players are in them and cannot find another.
     const listener = new RecordingListener();
-    expect(() =>
-      coordinator.find(request('t', 'party', 'a'), listener),
-    ).toThrow(/in game "ok"/);
+    expect(() => coordinator.find(request('t', 'party', 'a'), listener)).toThrow(/in game "ok"/);
+    expect(() => coordinator.find(request('t2', 'party', 'm'), listener)).toThrow(/in game "other-game"/);
+    // The game that only held a slot ends like any other: 9 games ran on 8 slots, two ended, one is free.
+    coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'not-hosted' });
+    expect(coordinator.view.freeSlots()).toBe(0);
+    coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'ok' });
+    expect(channel.orders.filter((o) => o.kind === 'rejected')).toHaveLength(7);
+    expect(coordinator.view.freeSlots()).toBe(1);
   });
 });

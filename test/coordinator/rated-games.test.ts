@@ -86,6 +86,8 @@ async function duel(t: ReturnType<typeof setup>, a: string, b: string, gameId: s
   await settle();
   expect(la.assignment?.gameId).toBe(gameId);
   expect(lb.assignment?.gameId).toBe(gameId);
+  // Two minutes of play on the coordinator's clock: results are timed by it.
+  await t.timers.advance(120_000);
   return gameId;
 }
 
@@ -160,6 +162,74 @@ describe('game results in the core', () => {
     expect(t.store.get('ranked', 'a')).toEqual(model.ratings.get('a'));
     expect(t.store.get('ranked', 'b')).toEqual(model.ratings.get('b'));
     expect(t.store.get('ranked', 'a')!.mean).toBeLessThan(t.system.initial().mean);
+  });
+});
+
+describe('what a ranked result may rest on', () => {
+  it('refuses a result for a game only announced in a hello, whatever it says of its players and length', async () => {
+    const t = setup();
+    const evil = new RecordingChannel();
+    const hello = (startedAt: number) => ({
+      serverId: 'evil',
+      endpoint: 'evil:7777',
+      attributes: new Map(),
+      templates: [],
+      capacity: { maxGames: 10, maxStartsPerSecond: 0 },
+      runningGames: [{ gameId: 'forged', factory: 'duel', matchable: new Map(), playerIds: ['u1', 'u2'], open: false, startedAt }],
+    });
+    t.coordinator.connectServer(hello(t.timers.now - 3_600_000), evil);
+    await t.timers.advance(120_000);
+    t.coordinator.onServerEvent('evil', { kind: 'gameEnded', gameId: 'forged' });
+    t.coordinator.onServerEvent('evil', { kind: 'gameResult', result: result('forged', 'u1', 'u2', 3600) });
+    await settle();
+    expect(last(evil)).toEqual({
+      kind: 'rejected',
+      reason: 'gameResult: FAILED_PRECONDITION: game_result.game_id: game "forged" was announced in a hello, not created by this coordinator with the players it assigned: its result cannot count',
+    });
+    expect(t.store.get('ranked', 'u1')).toBeUndefined();
+    expect(t.store.get('ranked', 'u2')).toBeUndefined();
+  });
+
+  it('times a game by the coordinator\'s clock: a server cannot stretch a short one past the minimum', async () => {
+    const t = setup();
+    const s1 = t.connect('s1');
+    const [la] = [t.find('a'), t.find('b')];
+    await t.timers.advance(100);
+    t.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: s1.creates()[0]!.requestId, gameId: 'quick' });
+    expect(la.assignment?.gameId).toBe('quick');
+    await t.timers.advance(5_000);
+    t.coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'quick' });
+    await t.timers.advance(600_000);
+    t.coordinator.onServerEvent('s1', { kind: 'gameResult', result: result('quick', 'a', 'b', 3600) });
+    await settle();
+    expect(last(s1)).toEqual({ kind: 'gameResultAck', gameId: 'quick', applied: false, reason: "game lasted 5s, under the ladder's 60s minimum" });
+    expect(t.store.get('ranked', 'a')).toBeUndefined();
+  });
+
+  it('keeps a created game rankable when its server\'s stream drops and it re-announces the game', async () => {
+    const t = setup();
+    const s1 = t.connect('s1');
+    await duel(t, 'a', 'b', 'g');
+    t.coordinator.disconnectServer('s1', s1);
+    const back = new RecordingChannel();
+    t.coordinator.connectServer(
+      {
+        serverId: 's1',
+        endpoint: 's1:7777',
+        attributes: new Map(),
+        templates: [],
+        capacity: { maxGames: 10, maxStartsPerSecond: 0 },
+        runningGames: [{ gameId: 'g', factory: 'duel', matchable: new Map(), playerIds: ['a', 'intruder'], open: false, startedAt: t.timers.now - 3_600_000 }],
+      },
+      back,
+    );
+    t.coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'g' });
+    // The intruder the server announced is not one the coordinator seated: a result naming them is refused.
+    t.coordinator.onServerEvent('s1', { kind: 'gameResult', result: result('g', 'intruder', 'b') });
+    expect(last(back)).toEqual({ kind: 'rejected', reason: expect.stringMatching(/player "intruder" was not seated in game "g"/) });
+    t.coordinator.onServerEvent('s1', { kind: 'gameResult', result: result('g', 'a', 'b') });
+    await settle();
+    expect(last(back)).toEqual({ kind: 'gameResultAck', gameId: 'g', applied: true, reason: '' });
   });
 });
 

@@ -32,11 +32,11 @@ servers: { keepaliveIntervalMs: 1000 }
 ladders:
   - name: duel-ranked
     system: glicko2
-    minGameSeconds: 60
+    minGameSeconds: 1
     earlyLeaverCountsAsLoss: true
   - name: squad-ranked
     system: trueskill
-    minGameSeconds: 60
+    minGameSeconds: 1
     earlyLeaverCountsAsLoss: true
 factories:
   - name: duel
@@ -110,6 +110,9 @@ const refusal = async (p: Promise<unknown>): Promise<ServiceError> => {
   throw new Error('answered');
 };
 
+/** Results are timed by the coordinator's clock: a game must really last the ladder's minimum (1 s here). */
+const played = () => new Promise((resolve) => setTimeout(resolve, 1100));
+
 const toWire = (r: ReportedResult): GameResult => ({
   gameId: r.gameId,
   teams: r.teams.map((t) => ({ playerIds: [...t.players], rank: t.rank })),
@@ -148,6 +151,7 @@ describe('ratings end to end (gRPC on loopback)', () => {
 
     // A 1v1 that ended: first the wrong server claims it, then its host reports twice.
     const g1 = await play('duel', ['p1', 'p2']);
+    await played();
     const r1: ReportedResult = { gameId: g1.gameId, serverId: '', teams: [{ players: ['p1'], rank: 0 }, { players: ['p2'], rank: 1 }], durationSeconds: 300, leftEarly: [] };
     g1.host.endGame(g1.gameId);
     g1.other.reportResult(toWire(r1));
@@ -175,10 +179,11 @@ describe('ratings end to end (gRPC on loopback)', () => {
     ]);
     g2.host.reportResult(toWire({ gameId: g2.gameId, serverId: '', teams: [{ players: ['p3'], rank: 0 }, { players: ['p4'], rank: 1 }], durationSeconds: 10, leftEarly: [] }));
     await eventually(() => acks(g2.host, g2.gameId).length === 1);
-    expect(acks(g2.host, g2.gameId)[0]).toEqual({ gameId: g2.gameId, applied: false, reason: expect.stringMatching(/under the ladder's 60s minimum/) });
+    expect(acks(g2.host, g2.gameId)[0]).toEqual({ gameId: g2.gameId, applied: false, reason: expect.stringMatching(/^game lasted 0s, under the ladder's 1s minimum/) });
 
     // p3 (unrated after the short game) beats p1.
     const g3 = await play('duel', ['p1', 'p3']);
+    await played();
     const r3: ReportedResult = { gameId: g3.gameId, serverId: '', teams: [{ players: ['p3'], rank: 0 }, { players: ['p1'], rank: 1 }], durationSeconds: 200, leftEarly: [] };
     g3.host.reportResult(toWire(r3));
     await eventually(() => acks(g3.host, g3.gameId).length === 1);
@@ -188,6 +193,7 @@ describe('ratings end to end (gRPC on loopback)', () => {
     // A 2v2 whose winning team had a player leave before the end: the leaver is rated as a loss.
     const squad = ['q1', 'q2', 'q3', 'q4'];
     const g4 = await play('squad', squad);
+    await played();
     const teams = [0, 1].map((team) => squad.filter((_, i) => g4.seatTeams[i] === team));
     const leaver = teams[0]![0]!;
     g4.host.leave(g4.gameId, leaver);

@@ -67,16 +67,17 @@ describe('a coordinator started with security.tls and security.tokens', () => {
     expect(await drain(await bearer({ sub: 'gw', role: 'gateway' }))).toBe(status.PERMISSION_DENIED);
   });
 
-  it('puts the operator page behind the admin role and leaves /metrics open', async () => {
-    const base = `http://127.0.0.1:${p.running.metricsPort}`;
-    const none = await fetch(`${base}/api/overview`);
+  it('puts the operator page behind the admin role over HTTPS only, and leaves /metrics open', async () => {
+    const none = await p.metricsGet('/api/overview');
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toContain('Basic');
-    expect((await fetch(`${base}/`, { headers: { authorization: `Bearer ${await token({ sub: 'eve', role: 'player' })}` } })).status).toBe(403);
-    expect((await fetch(`${base}/`, { headers: { authorization: `Bearer ${await token({ sub: 'ops', role: 'admin' })}` } })).status).toBe(200);
+    expect(none.headers['www-authenticate']).toContain('Basic');
+    expect((await p.metricsGet('/', { authorization: `Bearer ${await token({ sub: 'eve', role: 'player' })}` })).status).toBe(403);
+    expect((await p.metricsGet('/', { authorization: `Bearer ${await token({ sub: 'ops', role: 'admin' })}` })).status).toBe(200);
     const basic = Buffer.from(`ops:${await token({ sub: 'ops', role: 'admin' })}`).toString('base64');
-    expect((await fetch(`${base}/api/overview`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
-    expect((await fetch(`${base}/metrics`)).status).toBe(200);
+    expect((await p.metricsGet('/api/overview', { authorization: `Basic ${basic}` })).status).toBe(200);
+    expect((await p.metricsGet('/metrics')).status).toBe(200);
+    // The port speaks TLS only: an admin token cannot be sent to it in plaintext.
+    await expect(fetch(`http://127.0.0.1:${p.running.metricsPort}/`, { headers: { authorization: `Bearer ${await token({ sub: 'ops', role: 'admin' })}` } })).rejects.toThrow();
   });
 
   it('Admin.Drain: answered, then waiting clients and servers get UNAVAILABLE with a retry hint, new calls are refused', async () => {

@@ -1,6 +1,8 @@
 import { credentials, Metadata, status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findGameRequest } from '../support/find-game.js';
@@ -27,6 +29,8 @@ export class SecureProcess {
     private readonly dir: string,
     readonly ca: KeyPairFiles,
     readonly certs: Record<string, KeyPairFiles>,
+    /** The file the process was started from: SIGHUP and Admin.ReloadConfig read it again. */
+    readonly configPath: string,
   ) {}
 
   static async start(limitsYaml = ''): Promise<SecureProcess> {
@@ -46,8 +50,11 @@ factories:
     partitioning: { region: [eu] }
     cooperative: { maxPlayers: 4 }
 `;
+    const configPath = join(dir, 'secure.yaml');
+    writeFileSync(configPath, yaml);
     const running = await startCoordinatorProcess({
-      config: parseConfig(yaml, 'secure.yaml'),
+      config: parseConfig(yaml, configPath),
+      configPath,
       listen: '127.0.0.1:0',
       metricsListen: '127.0.0.1:0',
       dataDir: join(dir, 'data'),
@@ -55,7 +62,7 @@ factories:
       security: { insecure: false },
       drainGraceMs: 1000,
     });
-    return new SecureProcess(running, dir, ca, certs);
+    return new SecureProcess(running, dir, ca, certs, configPath);
   }
 
   async stop(): Promise<void> {
@@ -147,8 +154,20 @@ factories:
     );
   }
 
+  /** GET on the metrics port, which serves HTTPS with the coordinator's certificate when TLS is on. */
+  metricsGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpsGet({ host: 'localhost', port: this.running.metricsPort, path, headers, ca: readFileSync(this.ca.certFile) }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      request.on('error', reject);
+    });
+  }
+
   async metricsText(): Promise<string> {
-    return (await fetch(`http://127.0.0.1:${this.running.metricsPort}/metrics`)).text();
+    return (await this.metricsGet('/metrics')).body;
   }
 
   /** gamefactory_limit_refusals_total for `limit`, 0 when not yet counted. */

@@ -75,12 +75,16 @@ export class GameResults {
       this.repeated(serverId, gameId);
       return undefined;
     }
+    if (game?.announced && game.serverId === serverId) {
+      return `FAILED_PRECONDITION: game_result.game_id: game "${gameId}" was announced in a hello, not created by this coordinator with the players it assigned: its result cannot count`;
+    }
     try {
       validateResult(result, game);
     } catch (error) {
       if (error instanceof MatchmakingError) return `${error.code}: ${error.message}`;
       throw error;
     }
+
     const ladder = this.ladders.get(game!.ladder)!;
     const name = ladder.config.name;
     if (this.ratings.hasResult(name, gameId)) {
@@ -95,7 +99,10 @@ export class GameResults {
         if (rating) before.set(player, rating);
       }
     }
-    const rated = rateResult(ladder.system, ladder.config, result, before, Math.floor(now / DAY_MS));
+    // The game lasted no longer than the coordinator saw it run, whatever the server says.
+    const observedSeconds = Math.max(0, Math.floor(((game!.endedAt ?? now) - game!.startedAt) / 1000));
+    const timed: ReportedResult = { ...result, durationSeconds: Math.min(result.durationSeconds, observedSeconds) };
+    const rated = rateResult(ladder.system, ladder.config, timed, before, Math.floor(now / DAY_MS));
     this.games.resultIn(gameId);
     // A game that did not count is still recorded, so its repeat is known as one.
     const ratings = rated.counted ? rated.ratings : new Map<string, PlayerRating>();

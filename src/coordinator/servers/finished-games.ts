@@ -10,8 +10,17 @@ export interface RankedGame {
   readonly serverId: string;
   readonly factory: string;
   readonly ladder: string;
-  /** Players ever seated (assigned or joined), early leavers included: they are rated too. */
+  /** Players the coordinator seated in it (by creation or reservation), early leavers included: they are rated too. */
   readonly players: ReadonlySet<string>;
+  /** When the coordinator saw it start (its creation confirmed), on the coordinator's clock. */
+  readonly startedAt: number;
+  /** When it ended (GameEnded, or its server left); undefined while it runs. */
+  readonly endedAt: number | undefined;
+  /**
+   * Only re-announced in a hello, never created by this coordinator: its players are the server's
+   * word, so its result cannot count.
+   */
+  readonly announced: boolean;
 }
 
 /**
@@ -37,6 +46,13 @@ export class FinishedGames {
   get(gameId: string, now: number): RankedGame | undefined {
     this.prune(now);
     return this.games.get(gameId)?.game;
+  }
+
+  /** The ended game with this id, taken out (its server came back and re-announced it). */
+  take(gameId: string, now: number): RankedGame | undefined {
+    const game = this.get(gameId, now);
+    this.games.delete(gameId);
+    return game;
   }
 
   /** Its result is in. */

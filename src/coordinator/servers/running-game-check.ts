@@ -12,11 +12,21 @@ export interface RunningGameRules {
   gameOf(playerId: string): string | undefined;
 }
 
+export interface SortedRunningGames {
+  /** Games adopted, amended where they broke a rule (a player not counted, a start taken as now...). */
+  readonly adopted: RunningGame[];
+  /** Games that cannot be adopted (a factory the server does not host, an id already running) but still hold a slot on it until they end. */
+  readonly slotOnly: string[];
+  /** What was not taken as announced, and why, for the server's log: one line per game. */
+  readonly problems: { gameId: string; reason: string }[];
+}
+
 /**
- * Sorts a hello's running games into those adopted and those rejected with a reason the server
- * can log. The rest of the hello stands: one bad game does not refuse the server. Checked in
- * order: the factory, the id, the size, duplicate players, a start time in the future (beyond a
- * little clock skew), then the server's capacity (games beyond max_games are rejected).
+ * Sorts a hello's running games. A game keeps running on its server whatever the coordinator
+ * thinks of it, so a rule it breaks drops only what breaks it: its slot is always counted, and
+ * its seats whenever its factory is known. Checked per game: listed twice, its factory, its id,
+ * each player (listed twice, seated in another game, beyond the factory's size), a start time in
+ * the future (beyond a little clock skew), its matchable attributes, then the server's max_games.
  */
 export function sortRunningGames(
   hello: ServerHello,
@@ -24,38 +34,69 @@ export function sortRunningGames(
   rules: RunningGameRules,
   now: number,
   clockSkewMs = 5_000,
-): { adopted: RunningGame[]; rejected: { gameId: string; reason: string }[] } {
+): SortedRunningGames {
   const adopted: RunningGame[] = [];
-  const rejected: { gameId: string; reason: string }[] = [];
+  const slotOnly: string[] = [];
+  const problems: { gameId: string; reason: string }[] = [];
   const seen = new Set<string>();
-  const seenPlayers = new Map<string, string>();
+  const seenPlayers = new Set<string>();
   for (const game of hello.runningGames) {
-    const problem = check(game);
-    if (problem !== undefined) rejected.push({ gameId: game.gameId, reason: problem });
-    else {
-      adopted.push(game);
-      for (const p of game.playerIds) seenPlayers.set(p, game.gameId);
+    const { gameId } = game;
+    if (seen.has(gameId)) {
+      problems.push({ gameId, reason: 'listed twice: counted once' });
+      continue;
     }
+    seen.add(gameId);
+    const unadoptable = !hostedFactories.includes(game.factory)
+      ? `factory "${game.factory}" is not one this server hosts`
+      : rules.gameRunning(gameId)
+        ? `game_id "${gameId}" is already running`
+        : undefined;
+    if (unadoptable !== undefined) {
+      slotOnly.push(gameId);
+      problems.push({ gameId, reason: `${unadoptable}: its slot is counted, the game is not adopted` });
+      continue;
+    }
+    const notes: string[] = [];
+    const playerIds = countedPlayers(game, rules.maxPlayers(game.factory), notes);
+    for (const p of playerIds) seenPlayers.add(p);
+    let { startedAt, matchable, open } = game;
+    if (startedAt > now + clockSkewMs) {
+      notes.push(`started_at is ${startedAt - now} ms in the future: taken as now`);
+      startedAt = now;
+    }
+    const matchableProblem = rules.matchableProblem(game.factory, game);
+    if (matchableProblem !== undefined) {
+      notes.push(`${matchableProblem}: adopted closed, without matchable attributes`);
+      matchable = new Map();
+      open = false;
+    }
+    if (adopted.length + slotOnly.length >= hello.capacity.maxGames) {
+      notes.push(`more running games than the server's max_games (${hello.capacity.maxGames}): counted, and no new game goes to it until enough end`);
+    }
+    adopted.push({ ...game, playerIds, startedAt, matchable, open });
+    if (notes.length > 0) problems.push({ gameId, reason: notes.join('; ') });
   }
-  return { adopted, rejected };
+  return { adopted, slotOnly, problems };
 
-  function check(game: RunningGame): string | undefined {
-    if (!hostedFactories.includes(game.factory)) return `factory "${game.factory}" is not one this server hosts`;
-    if (seen.has(game.gameId) || rules.gameRunning(game.gameId)) return `game_id "${game.gameId}" is already running`;
-    seen.add(game.gameId);
-    const max = rules.maxPlayers(game.factory);
-    if (max !== undefined && game.playerIds.length > max) return `${game.playerIds.length} players, more than the factory's maximum of ${max}`;
-    const inGame = new Set<string>();
+  /** The game's players who can be counted in it: each once, none seated elsewhere, up to the factory's size. */
+  function countedPlayers(game: RunningGame, max: number | undefined, notes: string[]): string[] {
+    const counted = new Set<string>();
+    const twice = new Set<string>();
+    const elsewhere: string[] = [];
+    const beyond: string[] = [];
     for (const playerId of game.playerIds) {
-      if (inGame.has(playerId)) return `player "${playerId}" is listed twice`;
-      inGame.add(playerId);
-      const elsewhere = seenPlayers.get(playerId) ?? rules.gameOf(playerId);
-      if (elsewhere !== undefined) return `player "${playerId}" is already in game "${elsewhere}"`;
+      if (counted.has(playerId)) twice.add(playerId);
+      // Which game is not the server's to know: it may be another server's.
+      else if (seenPlayers.has(playerId) || rules.gameOf(playerId) !== undefined) elsewhere.push(playerId);
+      else if (max !== undefined && counted.size >= max) beyond.push(playerId);
+      else counted.add(playerId);
     }
-    if (game.startedAt > now + clockSkewMs) return `started_at is ${game.startedAt - now} ms in the future`;
-    const matchable = rules.matchableProblem(game.factory, game);
-    if (matchable !== undefined) return matchable;
-    if (adopted.length >= hello.capacity.maxGames) return `more running games than the server's max_games (${hello.capacity.maxGames})`;
-    return undefined;
+    for (const p of twice) notes.push(`player "${p}" is listed twice: counted once`);
+    for (const p of elsewhere) notes.push(`player "${p}" holds a seat in another game: not counted in this one`);
+    if (beyond.length > 0) {
+      notes.push(`${counted.size + beyond.length} players, more than the factory's maximum of ${max}: ${beyond.length} not counted (${beyond.slice(0, 3).map((p) => `"${p}"`).join(', ')}${beyond.length > 3 ? ', ...' : ''})`);
+    }
+    return [...counted];
   }
 }

@@ -10,8 +10,11 @@ export interface RunningGameRecord {
   readonly gameId: string;
   readonly serverId: string;
   readonly factory: string;
-  /** Ranked games only: the factory's ladder and every player ever seated, for its result. */
-  readonly ranked?: { readonly ladder: string; readonly seated: Set<string> };
+  /**
+   * Ranked games only, for its result: the factory's ladder, the players the coordinator seated
+   * (never those a server only announced), and the game's start on the coordinator's clock.
+   */
+  readonly ranked?: { readonly ladder: string; readonly seated: Set<string>; readonly startedAt: number; readonly announced: boolean };
 }
 
 /**
@@ -26,6 +29,8 @@ export class RunningGames {
   /** Player -> the game they hold a seat in: an index over the runtimes' seats, never set elsewhere. */
   private readonly seatOf = new Map<string, string>();
   private readonly finished = new FinishedGames();
+  /** Games a server runs that could not be adopted (see sortRunningGames): each holds a slot until it ends. */
+  private readonly slotOnly = new Map<string, Set<string>>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -50,9 +55,16 @@ export class RunningGames {
     return this.seatOf.get(playerId);
   }
 
-  /** A game a server re-announced in its hello (already checked by sortRunningGames). */
+  /**
+   * A game a server re-announced in its hello (already checked by sortRunningGames). Its players
+   * hold their seats, but only the coordinator's own record of the game (it ended when the server's
+   * stream dropped, and the server came back) makes it one whose result may count.
+   */
   adopt(serverId: string, game: RunningGame): void {
-    this.add(serverId, game.gameId, game.factory, game.playerIds);
+    const known = this.finished.take(game.gameId, this.ctx.now());
+    const ours = known?.serverId === serverId && known.factory === game.factory && !known.announced ? known : undefined;
+    this.add(serverId, game.gameId, game.factory, [], ours ? { seated: new Set(ours.players), startedAt: ours.startedAt, announced: false } : undefined);
+    this.seat(game.gameId, game.playerIds, false);
     this.registry.get(game.factory)!.addGame(game);
     this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
   }
@@ -64,10 +76,10 @@ export class RunningGames {
    */
   created(serverId: string, creation: Creation, gameId: string): readonly string[] | undefined {
     if (gameId === '' || this.games.has(gameId)) return undefined;
-    this.add(serverId, gameId, creation.factory, []);
+    this.add(serverId, gameId, creation.factory, [], { seated: new Set(), startedAt: this.ctx.now(), announced: false });
     const late = this.registry.get(creation.factory)?.gameCreated(creation, gameId) ?? [];
     const present = new Set(creation.ticketIds);
-    this.seat(gameId, creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId));
+    this.seat(gameId, creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId), true);
     this.ctx.out.event('gameStarted', { gameId, serverId, factory: creation.factory });
     return late;
   }
@@ -75,18 +87,28 @@ export class RunningGames {
   /** Seats for the party in one of the factory's open games, reserved, if one fits. */
   reserve(runtime: FactoryRuntime, ticket: Ticket): SeatMatch | undefined {
     const seats = runtime.match(ticket);
-    if (seats) this.seat(seats.gameId, ticket.playerIds);
+    if (seats) this.seat(seats.gameId, ticket.playerIds, true);
     return seats;
   }
 
-  /** The server says the player is in the game; a seat they held elsewhere is given up. Returns the game they left, if any. */
-  joined(gameId: string, playerId: string): RunningGameRecord | undefined {
+  /**
+   * The server says the player is in the game. Only a player holding a seat in it (reserved for
+   * them, or theirs already; or one of a competitive game's own players coming back) may be: a
+   * server cannot take a player out of another game, block a stranger from finding one, or seat
+   * more players than the game has room for. Returns why the report is refused, if it is.
+   */
+  joined(gameId: string, playerId: string): string | undefined {
     const game = this.games.get(gameId)!;
-    const elsewhere = this.seatOf.get(playerId);
-    const left = elsewhere !== undefined && elsewhere !== gameId ? this.left(elsewhere, playerId) : undefined;
-    this.seat(gameId, [playerId]);
-    this.registry.get(game.factory)!.playerJoined(gameId, playerId, this.ctx.now());
-    return left;
+    const runtime = this.registry.get(game.factory)!;
+    const seatedIn = this.seatOf.get(playerId);
+    // Which game is not the reporter's to know: it may be another server's.
+    if (seatedIn !== undefined && seatedIn !== gameId) return `player "${playerId}" holds a seat in another game`;
+    if (seatedIn === undefined && !runtime.mayRejoin(gameId, playerId)) {
+      return `player "${playerId}" holds no seat in game "${gameId}": only players the coordinator reserved for it may join`;
+    }
+    this.seat(gameId, [playerId], false);
+    runtime.playerJoined(gameId, playerId, this.ctx.now());
+    return undefined;
   }
 
   /** The player left the game (or never arrived). */
@@ -117,20 +139,34 @@ export class RunningGames {
     for (const playerId of this.registry.get(game.factory)?.removeGame(gameId) ?? []) {
       if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
     }
-    if (game.ranked) this.finished.ended(rankedGame(game, game.ranked), this.ctx.now());
+    if (game.ranked) this.finished.ended(rankedGame(game, game.ranked, this.ctx.now()), this.ctx.now());
     this.ctx.out.event('gameEnded', { gameId, serverId: game.serverId, factory: game.factory });
     return game;
   }
 
+  /** Games of the server's hello that hold a slot on it without being adopted. */
+  holdSlots(serverId: string, gameIds: readonly string[]): void {
+    if (gameIds.length > 0) this.slotOnly.set(serverId, new Set(gameIds));
+  }
+
+  /** The server ended a game that only held a slot: true if it was one (its slot is free). */
+  endSlotOnly(serverId: string, gameId: string): boolean {
+    const held = this.slotOnly.get(serverId);
+    if (!held?.delete(gameId)) return false;
+    if (held.size === 0) this.slotOnly.delete(serverId);
+    return true;
+  }
+
   /** Every game of a server that left. */
   endAllOn(serverId: string): void {
+    this.slotOnly.delete(serverId);
     for (const gameId of [...(this.byServer.get(serverId) ?? [])]) this.end(gameId);
   }
 
   /** A ranked game a result may be reported for: running, or ended within RESULT_RETENTION_MS. */
   rankedGame(gameId: string): RankedGame | undefined {
     const running = this.games.get(gameId);
-    if (running) return running.ranked && rankedGame(running, running.ranked);
+    if (running) return running.ranked && rankedGame(running, running.ranked, undefined);
     return this.finished.get(gameId, this.ctx.now());
   }
 
@@ -139,17 +175,26 @@ export class RunningGames {
     this.finished.forget(gameId);
   }
 
-  private add(serverId: string, gameId: string, factory: string, playerIds: readonly string[]): void {
+  /** `record`: what the coordinator knows of the game for its result; none: only the server's word. */
+  private add(
+    serverId: string,
+    gameId: string,
+    factory: string,
+    playerIds: readonly string[],
+    record: { seated: Set<string>; startedAt: number; announced: false } | undefined,
+  ): void {
     const ladder = this.registry.get(factory)?.identity.template.ladder;
-    this.games.set(gameId, { gameId, serverId, factory, ...(ladder !== undefined && { ranked: { ladder, seated: new Set<string>() } }) });
+    const ranked = ladder === undefined ? undefined : { ladder, ...(record ?? { seated: new Set<string>(), startedAt: this.ctx.now(), announced: true }) };
+    this.games.set(gameId, { gameId, serverId, factory, ...(ranked && { ranked }) });
     let onServer = this.byServer.get(serverId);
     if (!onServer) this.byServer.set(serverId, (onServer = new Set()));
     onServer.add(gameId);
-    this.seat(gameId, playerIds);
+    this.seat(gameId, playerIds, record !== undefined);
   }
 
-  private seat(gameId: string, playerIds: readonly string[]): void {
-    const ranked = this.games.get(gameId)?.ranked;
+  /** `assigned`: the coordinator gave these seats (a creation, a reservation), so a ranked result may name them. */
+  private seat(gameId: string, playerIds: readonly string[], assigned: boolean): void {
+    const ranked = assigned ? this.games.get(gameId)?.ranked : undefined;
     for (const playerId of playerIds) {
       this.seatOf.set(playerId, gameId);
       ranked?.seated.add(playerId);
@@ -157,6 +202,15 @@ export class RunningGames {
   }
 }
 
-function rankedGame(game: RunningGameRecord, ranked: NonNullable<RunningGameRecord['ranked']>): RankedGame {
-  return { gameId: game.gameId, serverId: game.serverId, factory: game.factory, ladder: ranked.ladder, players: ranked.seated };
+function rankedGame(game: RunningGameRecord, ranked: NonNullable<RunningGameRecord['ranked']>, endedAt: number | undefined): RankedGame {
+  return {
+    gameId: game.gameId,
+    serverId: game.serverId,
+    factory: game.factory,
+    ladder: ranked.ladder,
+    players: ranked.seated,
+    startedAt: ranked.startedAt,
+    endedAt,
+    announced: ranked.announced,
+  };
 }

@@ -43,7 +43,7 @@ export class ServerDesk {
     const names = identities.map((i) => i.name);
     this.roster.connect(hello, channel, names);
     this.registry.attach(hello.serverId, identities);
-    const { adopted, rejected } = sortRunningGames(
+    const { adopted, slotOnly, problems } = sortRunningGames(
       hello,
       names,
       {
@@ -57,11 +57,12 @@ export class ServerDesk {
       },
       this.ctx.now(),
     );
-    for (const r of rejected) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${r.gameId}]: ${r.reason}` });
+    for (const p of problems) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${p.gameId}]: ${p.reason}` });
     for (const game of adopted) this.games.adopt(hello.serverId, game);
+    this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
-    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length);
+    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length);
     for (const name of names) {
       this.desk.admitParked(name);
       this.desk.offerSeats(name);
@@ -116,15 +117,16 @@ export class ServerDesk {
       case 'gameResult':
         return this.results.report(serverId, event.result);
     }
+    if (event.kind === 'gameEnded' && this.games.endSlotOnly(serverId, event.gameId)) {
+      this.creations.gameEnded(serverId);
+      return undefined;
+    }
     const game = this.games.get(event.gameId);
     if (!game || game.serverId !== serverId) return `unknown game_id "${event.gameId}"`;
     const runtime = this.registry.get(game.factory)!;
     switch (event.kind) {
-      case 'playerJoined': {
-        const left = this.games.joined(game.gameId, event.playerId);
-        if (left) this.desk.offerSeats(left.factory);
-        return undefined;
-      }
+      case 'playerJoined':
+        return this.games.joined(game.gameId, event.playerId);
       case 'playerLeft':
         if (this.games.gameOf(event.playerId) !== game.gameId) return `player "${event.playerId}" is not in game "${game.gameId}"`;
         this.games.left(game.gameId, event.playerId);

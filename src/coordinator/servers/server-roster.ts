@@ -45,6 +45,12 @@ export class ServerRoster {
     return server;
   }
 
+  /** A connected server serves more factories (a config reload made them). */
+  serveMore(serverId: string, factories: readonly string[]): void {
+    const server = this.servers.get(serverId);
+    if (server) this.servers.set(serverId, { ...server, factories: [...server.factories, ...factories] });
+  }
+
   /** Removes the server (its games are RunningGames' to end). */
   remove(serverId: string): ConnectedServer | undefined {
     const server = this.servers.get(serverId);

@@ -38,6 +38,19 @@ export class TicketBook {
     return { ...this.counts };
   }
 
+  /** The tickets waiting in each factory's pool, in arrival order: a reload hands them to new settings. O(tickets). */
+  pooledByFactory(): Map<string, Ticket[]> {
+    const byFactory = new Map<string, Ticket[]>();
+    for (const entry of this.tickets.values()) {
+      if (entry.state.kind !== 'pooled') continue;
+      const list = byFactory.get(entry.factory);
+      if (list) list.push(entry);
+      else byFactory.set(entry.factory, [entry]);
+    }
+    for (const list of byFactory.values()) list.sort((a, b) => a.arrival - b.arrival);
+    return byFactory;
+  }
+
   /** A new ticket whose players the edge has already claimed for it. */
   open(fields: Fields, initial: 'parked' | 'pooled', listener: TicketListener, persisted: boolean): Ticket {
     if (this.tickets.has(fields.id)) throw new IllegalTicketMove(fields.id, this.tickets.get(fields.id)!.state.kind, 'open');

@@ -16,6 +16,9 @@ import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 import type { TicketRecord } from './ticket-record.js';
 
+/** Competitive tickets one factory's pool holds when the config does not say (placement.maxPooledPerFactory). */
+const DEFAULT_MAX_POOLED = 100_000;
+
 /** How long an assigned ticket is kept so a retry with its id gets the same assignment. */
 const ASSIGNED_RETENTION_MS = 30_000;
 
@@ -81,6 +84,10 @@ export class TicketDesk {
       const waiting = this.creations.waiting(name);
       if (!restored && waiting >= this.ctx.config.placement.maxQueuedPerFactory) {
         throw new MatchmakingError('RESOURCE_EXHAUSTED', `${name}: ${waiting} requests already wait for a game server slot; retry later`, this.creations.estimatedWaitMs(name) || 1000);
+      }
+      const maxPooled = this.ctx.config.placement.maxPooledPerFactory ?? DEFAULT_MAX_POOLED;
+      if (!restored && runtime?.strategy === 'competitive' && runtime.waiting() >= maxPooled) {
+        throw new MatchmakingError('RESOURCE_EXHAUSTED', `${name}: ${runtime.waiting()} tickets already wait in its pool, the limit (placement.maxPooledPerFactory = ${maxPooled}); retry later`, 1000);
       }
     } catch (error) {
       if (restored) this.restored.putBack(restored);

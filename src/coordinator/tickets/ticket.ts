@@ -51,5 +51,7 @@ export function fingerprint(request: FindRequest): string {
     request.vetoedMaps,
     request.waitBudgetMs ?? null,
     request.maxLatencyMs ?? null,
+    request.location ? [request.location.latitude, request.location.longitude] : null,
+    request.softAttributes ? sorted(request.softAttributes) : null,
   ]);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SecurityError } from '../errors.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
+import { overTls } from './https-server.js';
 
 type Routes = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -19,6 +20,12 @@ export function adminOnlyRoutes(routes: Routes, tokens: TokenVerifier | undefine
       res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', ...(code === 401 ? { 'www-authenticate': 'Basic realm="gamefactory operator page (password: an admin token)"' } : {}) });
       res.end(`${message}\n`);
     };
+    // A token sent in plaintext may already be stolen (it also authorizes Drain): refused, and the
+    // page is served over HTTPS whenever security.tls is configured.
+    if (!overTls(req.socket)) {
+      deny(403, 'the operator page takes an admin token over HTTPS only: configure security.tls (the metrics port then serves HTTPS)');
+      return true;
+    }
     if (!token) {
       deny(401, 'the operator page needs an admin token (Authorization: Bearer <token>, or basic auth with the token as password)');
       return true;

@@ -34,7 +34,16 @@ export interface SecurityInterceptorOptions {
 }
 
 const STREAMS = new Set<SecuredMethod>(['Connect', 'FindGame', 'FindGames']);
-const CALL_RATE: Partial<Record<SecuredMethod, RateFamily>> = { FindGame: 'findGame', QueryStats: 'queryStats' };
+const CALL_RATE: Partial<Record<SecuredMethod, RateFamily>> = {
+  FindGame: 'findGame',
+  QueryStats: 'queryStats',
+  CancelFind: 'cancelFind',
+  GetRating: 'ratings',
+  Leaderboard: 'ratings',
+  PlayerRank: 'ratings',
+};
+/** Public, long-lived and free to open: counted per address like any stream, or a flood of them holds memory. */
+const PUBLIC_STREAMS = new Set(['/grpc.health.v1.Health/Watch']);
 
 /**
  * Authentication, roles and limits for every call, as one grpc-js server interceptor:
@@ -173,7 +182,10 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
     });
 
     const admitCall = async (metadata: Metadata): Promise<void> => {
-      if (kind.kind === 'public') return;
+      if (kind.kind === 'public') {
+        if (PUBLIC_STREAMS.has(descriptor.path)) release = options.peerLimits.openStream(peer(), options.now());
+        return;
+      }
       if (options.insecure) principal = ANONYMOUS;
       else {
         principal = await authenticate(metadata, call.getAuthContext(), options.tokens, options.serverIdentity);

@@ -3,6 +3,8 @@ export type LimitName =
   | 'rate.findGame'
   | 'rate.findGames'
   | 'rate.queryStats'
+  | 'rate.cancelFind'
+  | 'rate.ratings'
   | 'maxStreamsPerPeer'
   | 'maxTicketsInFlightPerStream'
   | 'maxMessageBytes'

@@ -9,6 +9,14 @@ const rate = (perSecond: number, burst: number) =>
     })
     .default({ perSecond, burst });
 
+const DEFAULT_RATES = {
+  findGame: { perSecond: 10, burst: 20 },
+  findGames: { perSecond: 50, burst: 100 },
+  queryStats: { perSecond: 5, burst: 10 },
+  cancelFind: { perSecond: 20, burst: 40 },
+  ratings: { perSecond: 20, burst: 40 },
+};
+
 /**
  * `limits:` in factories.yaml. Every limit refuses with RESOURCE_EXHAUSTED naming it,
  * and is counted. The defaults suit a player-facing port; gateways are exempt from the rates
@@ -22,11 +30,14 @@ export const limitsSchema = z
         findGame: rate(10, 20),
         findGames: rate(50, 100),
         queryStats: rate(5, 10),
+        cancelFind: rate(20, 40),
+        /** GetRating, Leaderboard and PlayerRank together. */
+        ratings: rate(20, 40),
       })
-      .default({ findGame: { perSecond: 10, burst: 20 }, findGames: { perSecond: 50, burst: 100 }, queryStats: { perSecond: 5, burst: 10 } }),
+      .default(DEFAULT_RATES),
     /** Roles not rate limited. */
     rateExemptRoles: z.array(z.enum(['player', 'gateway', 'admin', 'gameServer'])).default(['gateway']),
-    /** Open streams (FindGame, FindGames, Connect) per peer. */
+    /** Open streams (FindGame, FindGames, Connect, and unauthenticated health Watch by address) per peer. */
     maxStreamsPerPeer: z.number().int().min(1).max(1_000_000).default(32),
     /** Tickets waiting at once on one FindGames stream. */
     maxTicketsInFlightPerStream: z.number().int().min(1).max(10_000_000).default(10_000),
@@ -38,7 +49,7 @@ export const limitsSchema = z
     maxTrackedPeers: z.number().int().min(16).max(10_000_000).default(100_000),
   })
   .default({
-    rate: { findGame: { perSecond: 10, burst: 20 }, findGames: { perSecond: 50, burst: 100 }, queryStats: { perSecond: 5, burst: 10 } },
+    rate: DEFAULT_RATES,
     rateExemptRoles: ['gateway'],
     maxStreamsPerPeer: 32,
     maxTicketsInFlightPerStream: 10_000,

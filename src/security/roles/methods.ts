@@ -1,3 +1,4 @@
+import { AdminService } from '../../generated/gamefactory/v1/admin.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
@@ -10,6 +11,7 @@ export type SecuredMethod =
   | 'CancelFind'
   | 'QueryStats'
   | 'Drain'
+  | 'ReloadConfig'
   | 'GetRating'
   | 'Leaderboard'
   | 'PlayerRank';
@@ -20,6 +22,7 @@ const BY_PATH = new Map<string, SecuredMethod>([
   [MatchmakerService.findGames.path, 'FindGames'],
   [MatchmakerService.cancelFind.path, 'CancelFind'],
   [MatchmakerService.queryStats.path, 'QueryStats'],
+  [AdminService.reloadConfig.path, 'ReloadConfig'],
   [RatingsService.getRating.path, 'GetRating'],
   [RatingsService.leaderboard.path, 'Leaderboard'],
   [RatingsService.playerRank.path, 'PlayerRank'],

@@ -12,6 +12,7 @@ export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   CancelFind: ['player', 'gateway'],
   QueryStats: ['admin'],
   Drain: ['admin'],
+  ReloadConfig: ['admin'],
   // Ratings are what a game shows its players: readable by players, the game's backend
   // and admins; game servers report results over their link instead.
   GetRating: ['player', 'gateway', 'admin'],
@@ -24,7 +25,7 @@ export type SecuredRequest =
   | { method: 'Connect'; message: ServerMessage }
   | { method: 'FindGame'; message: FindGameRequest }
   | { method: 'FindGames'; message: FindGamesRequest }
-  | { method: 'CancelFind' | 'QueryStats' | 'Drain' | 'GetRating' | 'Leaderboard' | 'PlayerRank'; message?: unknown };
+  | { method: 'CancelFind' | 'QueryStats' | 'Drain' | 'ReloadConfig' | 'GetRating' | 'Leaderboard' | 'PlayerRank'; message?: unknown };
 
 /** At call start: may this principal open this method at all? */
 export function authorizeCall(principal: Principal | undefined, method: SecuredMethod): void {

@@ -149,7 +149,27 @@ export function decodeFindRequest(wire: FindGameRequest): FindRequest {
     // Bounds are the template's (playerLimits), checked when the ticket meets its factory.
     ...(wire.waitBudgetMs !== undefined && { waitBudgetMs: wire.waitBudgetMs }),
     ...(wire.maxLatencyMs !== undefined && { maxLatencyMs: wire.maxLatencyMs }),
+    ...(wire.location !== undefined && { location: decodeLocation(wire.location) }),
+    ...(wire.softAttributes !== undefined && Object.keys(wire.softAttributes.values).length > 0 && { softAttributes: decodeSoftAttributes(wire.softAttributes.values) }),
   };
+}
+
+/** Degrees on the globe; NaN and out-of-range values would poison every distance the locality prior computes. */
+function decodeLocation(wire: { latitude: number; longitude: number }): { latitude: number; longitude: number } {
+  if (!Number.isFinite(wire.latitude) || wire.latitude < -90 || wire.latitude > 90) throw invalidArgument('location.latitude', `${wire.latitude}: must be a number from -90 to 90`);
+  if (!Number.isFinite(wire.longitude) || wire.longitude < -180 || wire.longitude > 180) throw invalidArgument('location.longitude', `${wire.longitude}: must be a number from -180 to 180`);
+  return { latitude: wire.latitude, longitude: wire.longitude };
+}
+
+function decodeSoftAttributes(values: Record<string, string>): ReadonlyMap<string, string> {
+  const entries = Object.entries(values);
+  if (entries.length > LIMITS.maxAttributes) throw invalidArgument('soft_attributes', `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
+  for (const [key, value] of entries) {
+    if (key.length === 0) throw invalidArgument('soft_attributes', 'a key must not be empty');
+    checkLength(`soft_attributes["${key.slice(0, LIMITS.maxKeyLength)}"]`, key.length, LIMITS.maxKeyLength);
+    checkLength(`soft_attributes["${key}"]`, value.length, LIMITS.maxValueLength);
+  }
+  return new Map(entries);
 }
 
 /** A game's predicted balance, as the wire carries it. */

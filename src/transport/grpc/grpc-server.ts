@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
@@ -9,7 +9,13 @@ import { GRPC_DEFAULTS } from '../../config/schema.js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Log } from '../../coordinator/ports.js';
 import { LIMITS } from '../../attributes/limits.js';
-import { AdminService, type DrainRequest, type DrainResponse } from '../../generated/gamefactory/v1/admin.js';
+import {
+  AdminService,
+  type DrainRequest,
+  type DrainResponse,
+  type ReloadConfigRequest,
+  type ReloadConfigResponse,
+} from '../../generated/gamefactory/v1/admin.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { CallDrain } from './call-drain.js';
 import { requestDecodingInterceptor, tolerantService } from './request-decoding.js';
@@ -54,7 +60,14 @@ export interface GrpcServerOptions {
   readonly extra?: readonly ServerInterceptor[];
   /** Admin.Drain was called (its role is checked by the chain): the process drains and exits. */
   readonly onDrainRequested?: (reason: string) => { graceMs: number };
+  /** Admin.ReloadConfig was called (admins only, checked by the chain): the process reads its config file again. */
+  readonly onReloadRequested?: () => ReloadAnswer;
 }
+
+/** What a reload tells the Admin caller: the changes, or why the file was refused (with its gRPC code). */
+export type ReloadAnswer =
+  | { readonly path: string; readonly changes: readonly string[] }
+  | { readonly refused: 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION'; readonly details: string };
 
 export interface RunningGrpcServer {
   readonly server: Server;
@@ -115,6 +128,12 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       if (!options.onDrainRequested) return callback({ code: 12, details: 'Drain: this server was started without a drain' });
       const { graceMs } = options.onDrainRequested(call.request.reason.slice(0, 256));
       callback(null, { graceMs });
+    },
+    reloadConfig: (_call: ServerUnaryCall<ReloadConfigRequest, ReloadConfigResponse>, callback: sendUnaryData<ReloadConfigResponse>) => {
+      if (!options.onReloadRequested) return callback({ code: status.UNIMPLEMENTED, details: 'ReloadConfig: this server was started without a configuration file' });
+      const answer = options.onReloadRequested();
+      if ('refused' in answer) return callback({ code: status[answer.refused], details: answer.details });
+      callback(null, { path: answer.path, changes: [...answer.changes] });
     },
   });
 

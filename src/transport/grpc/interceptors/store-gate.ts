@@ -1,0 +1,75 @@
+import { Metadata, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
+import type { FindGameRequest, FindGamesRequest, FindGameUpdate } from '../../../generated/gamefactory/v1/matchmaker.js';
+import { MatchmakerService } from '../../../generated/gamefactory/v1/matchmaker.js';
+
+export interface StoreGateOptions {
+  /** Why the store cannot write now (a full disk), or undefined when it can. */
+  readonly failing: () => Error | undefined;
+  /** A ticket the coordinator holds already: its retry is a resume, not a new ticket. */
+  readonly known: (ticketId: string) => boolean;
+  /** The store, for the refusal: "the ticket store (LMDB in data/)". */
+  readonly storeName: string;
+  readonly retryAfterMs: number;
+  readonly onRefused?: () => void;
+}
+
+/**
+ * While the ticket store cannot write (a full disk), new tickets are refused with UNAVAILABLE
+ * naming the store and a retry hint: a coordinator that took them could not keep them across a
+ * restart. Tickets it holds already keep their place and may be resumed. On FindGames one refused
+ * find is that ticket's error update; the stream goes on.
+ */
+export function storeGateInterceptor(options: StoreGateOptions): ServerInterceptor {
+  const refusal = (error: Error) => `${options.storeName} cannot write (${error.message.split('\n')[0]}): new tickets are refused until it can; waiting tickets keep their place`;
+  const refuses = (ticketId: string): Error | undefined => {
+    const error = options.failing();
+    if (error === undefined || options.known(ticketId)) return undefined;
+    options.onRefused?.();
+    return error;
+  };
+  return (descriptor, call) => {
+    if (descriptor.path === MatchmakerService.findGame.path) {
+      const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {
+        start: (next) =>
+          next({
+            onReceiveMessage: (message: FindGameRequest, nextMessage) => {
+              const error = typeof message?.ticketId === 'string' ? refuses(message.ticketId) : undefined;
+              if (!error) return nextMessage(message);
+              const metadata = new Metadata();
+              metadata.set('retry-after-ms', String(options.retryAfterMs));
+              intercepting.sendStatus({ code: status.UNAVAILABLE, details: refusal(error), metadata });
+            },
+          }),
+      });
+      return intercepting;
+    }
+    if (descriptor.path === MatchmakerService.findGames.path) {
+      const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {
+        start: (next) =>
+          next({
+            onReceiveMessage: (message: FindGamesRequest, nextMessage) => {
+              const request = message?.request;
+              const refuse = (find: FindGameRequest): boolean => {
+                const error = refuses(find.ticketId);
+                if (!error) return false;
+                const update: FindGameUpdate = { ticketId: find.ticketId, update: { $case: 'error', value: { code: status.UNAVAILABLE, message: refusal(error) } } };
+                intercepting.sendMessage(update, () => {});
+                return true;
+              };
+              if (request?.$case === 'find' && refuse(request.value)) {
+                // An empty request, which the handler ignores: grpc-js reads the next message only once the handler has this one.
+                return nextMessage({});
+              }
+              if (request?.$case === 'batch') {
+                const finds = request.value.finds.filter((find) => !refuse(find));
+                return nextMessage({ request: { $case: 'batch', value: { ...request.value, finds } } });
+              }
+              nextMessage(message);
+            },
+          }),
+      });
+      return intercepting;
+    }
+    return new ServerInterceptingCall(call);
+  };
+}

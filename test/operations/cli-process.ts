@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface CliExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly output: string;
+}
+
+/** The CLI as an operator runs it (through tsx, so the test needs no build). */
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+}
+
+/** Runs the CLI to its exit: its code, signal and everything it printed. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliExit> {
+  const child = spawnCli(args, env);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, output })));
+}
+
+/** Starts the CLI and resolves once it logs where it listens: its gRPC and metrics addresses. */
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; grpc: string; metrics: string; output: () => string }> {
+  const child = spawnCli(args, env);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"grpc":"([^"]+)","metrics":"([^"]+)"/.exec(out);
+      if (match) resolve({ child, grpc: match[1]!, metrics: match[2]!, output: () => out });
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code, signal) => reject(new Error(`the coordinator exited (${code ?? signal}) before listening:\n${out}`)));
+  });
+}

@@ -1,0 +1,126 @@
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import { findGameRequest } from '../support/find-game.js';
+import { GameServerConnection } from '../support/game-server-connection.js';
+import { startCli } from './cli-process.js';
+
+/**
+ * A full disk on a real process: the data directory on a 1 MiB tmpfs that also holds a filler
+ * file. Once LMDB's commits fail, new tickets are refused with UNAVAILABLE naming the store, the
+ * waiting ones keep their place, the process lives on (no unhandled rejection), and when the
+ * filler is removed new tickets are taken again.
+ */
+const YAML = `
+limits: { rate: { findGames: { perSecond: 1000000, burst: 1000000 } }, maxTicketsInFlightPerStream: 1000000 }
+placement: { policy: fill, createTimeoutMs: 600000, maxQueuedPerFactory: 1000000, ticketTtlSeconds: 3000 }
+factories:
+  - name: solo
+    partitioning: { region: [eu] }
+    cooperative: { maxPlayers: 1 }
+`;
+const STORE_REFUSAL = /^the ticket store \(LMDB in .*\) cannot write \(.+\): new tickets are refused until it can; waiting tickets keep their place$/;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a full disk under a running coordinator', () => {
+  const work = mkdtempSync(join(tmpdir(), 'gamefactory-full-disk-'));
+  const disk = join(work, 'disk');
+  let cli: Awaited<ReturnType<typeof startCli>>;
+  let server: GameServerConnection;
+  let client: MatchmakerClient;
+  let exited: { code: number | null; signal: string | null } | undefined;
+
+  beforeAll(async () => {
+    execFileSync('mkdir', ['-p', disk]);
+    // Root (as here and in CI containers) can mount a small tmpfs; anyone else gets this error.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]);
+    writeFileSync(join(disk, 'filler'), Buffer.alloc(256 * 1024, 1));
+    writeFileSync(join(work, 'factories.yaml'), YAML);
+    cli = await startCli(['start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', ':0', '--config', join(work, 'factories.yaml'), '--data', join(disk, 'data')]);
+    (cli.child as ChildProcess).on('exit', (code, signal) => (exited = { code, signal }));
+    // One slot that never confirms: every ticket waits for a slot, stored in LMDB.
+    server = new GameServerConnection(cli.grpc, { serverId: 's1', endpoint: 's1:1', maxGames: 1 }, { decide: () => 'ignore' });
+    await server.connect();
+    client = new MatchmakerClient(cli.grpc, credentials.createInsecure());
+  });
+  afterAll(() => {
+    client?.close();
+    server?.close();
+    cli?.child.kill('SIGKILL');
+    try {
+      execFileSync('umount', ['-l', disk]);
+    } catch {
+      // not mounted: beforeAll failed, and said why
+    }
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const findOne = (ticketId: string) =>
+    new Promise<{ queued: boolean; error?: ServiceError }>((resolve) => {
+      const call = client.findGame(findGameRequest({ ticketId, template: 'solo', party: [`p-${ticketId}`], partition: { region: 'eu' } }));
+      call.on('data', (u: FindGameUpdate) => {
+        if (u.update?.$case === 'queued') {
+          resolve({ queued: true });
+          call.cancel();
+        }
+      });
+      call.on('error', (error: ServiceError) => resolve({ queued: false, error }));
+    });
+
+  it('refuses new tickets with UNAVAILABLE naming the store, keeps the waiting ones, and takes tickets again when space returns', async () => {
+    const stream = client.findGames();
+    const queued = new Set<string>();
+    const refused: string[] = [];
+    const otherErrors: string[] = [];
+    stream.on('data', (u: FindGameUpdate) => {
+      if (u.update?.$case === 'queued') queued.add(u.ticketId);
+      else if (u.update?.$case === 'error' && u.update.value.code === status.UNAVAILABLE && STORE_REFUSAL.test(u.update.value.message)) refused.push(u.ticketId);
+      else otherErrors.push(`${u.ticketId}: ${JSON.stringify(u.update)}`);
+    });
+    let streamEnded: unknown;
+    stream.on('error', (e) => (streamEnded = e));
+    // Long ids fill the disk quickly; stop at the first refusal.
+    const pad = 'x'.repeat(110);
+    for (let i = 0; i < 40_000 && refused.length === 0 && exited === undefined; i++) {
+      stream.write({ request: { $case: 'find', value: findGameRequest({ ticketId: `t${i}-${pad}`, template: 'solo', party: [`p${i}-${pad}`], partition: { region: 'eu' } }) } });
+      if (i % 100 === 99) await sleep(20);
+    }
+    await sleep(500);
+    expect(exited).toBeUndefined();
+    expect(refused.length).toBeGreaterThan(0);
+    expect(otherErrors).toEqual([]);
+    expect(queued.size).toBeGreaterThan(100);
+
+    // A new FindGame: refused at once, with a retry hint.
+    const refusedFind = await findOne('new-while-full');
+    expect(refusedFind.error?.code).toBe(status.UNAVAILABLE);
+    expect(refusedFind.error?.details).toMatch(STORE_REFUSAL);
+    expect(Number(refusedFind.error?.metadata.get('retry-after-ms')[0])).toBeGreaterThan(0);
+
+    // Space returns: within a few probes, new tickets are taken again.
+    rmSync(join(disk, 'filler'));
+    let after = await findOne('after-0');
+    for (let i = 1; !after.queued; i++) {
+      await sleep(200);
+      after = await findOne(`after-${i}`);
+    }
+    expect(after.queued).toBe(true);
+
+    // The waiting tickets kept their place: the stream is open and none of them ended.
+    expect(streamEnded).toBeUndefined();
+    expect(otherErrors).toEqual([]);
+    expect(exited).toBeUndefined();
+    const log = cli.output();
+    // lmdb-js prints each failed commit's cause itself (console.error); nothing goes unhandled.
+    expect(log).not.toMatch(/unhandled|uncaught|triggerUncaughtException/i);
+    expect(log).toMatch(/"error":"(No space left on device|Input\/output error)/);
+    expect(log).toContain('ticket store cannot write (disk full?)');
+    expect(log).toContain('ticket store writes again');
+    stream.cancel();
+  });
+});
