@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import type { CoreHost } from '../../src/app/core-host.js';
-import { ShardedGateway } from '../../src/cluster/sharded/index.js';
+import { PlayerClaims } from '../../src/cluster/in-process/index.js';
+import { ShardedGateway, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
@@ -41,6 +42,8 @@ class ShardedNode {
     readonly id: string,
     relays: readonly FakeRelay[],
     timers: ManualTimers,
+    /** One live ticket per player across shards (in Redis in a real cluster). */
+    shared: PlayerClaims,
   ) {
     let n = 0;
     const environment = coreEnvironment(CONFIG, { now: () => timers.now, timers, log: silentLog, newId: () => `${id}-${++n}`, random: () => 0.5 });
@@ -53,11 +56,28 @@ class ShardedNode {
           log: silentLog,
           now: () => timers.now,
           timers,
-          build: (place) => buildCore(CONFIG, environment, place),
+          build: (place) => {
+            const local = new PlayerClaims();
+            return buildCore(CONFIG, environment, {
+              ...place,
+              players: {
+                claim: (t, ps) => local.claim(t, ps),
+                holder: (p) => local.holder(p),
+                release: (t, ps) => {
+                  local.release(t, ps);
+                  shared.release(t, ps);
+                },
+              },
+            });
+          },
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
         }),
     );
-    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog);
+    const claims: SharedPlayerClaims = {
+      claim: async (t, ps) => shared.claim(t, ps),
+      release: async (t, ps) => shared.release(t, ps),
+    };
+    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog, claims);
   }
 
   /** Takes (or keeps) the leases of these shards. */
@@ -70,14 +90,18 @@ class ShardedNode {
   }
 }
 
+/** Moves every node until two rounds in a row move nothing (a gateway's player claim resolves between rounds). */
 async function settle(nodes: readonly ShardedNode[]): Promise<void> {
+  let quiet = 0;
   for (let round = 0; round < 50; round++) {
+    await new Promise((r) => setImmediate(r));
     let moved = 0;
     for (const node of nodes) {
       for (const seat of node.seats) moved += (await settled(seat.step(0))) ?? 0;
       for (const gateway of node.gateways) moved += (await settled(gateway.pump(0))) ?? 0;
     }
-    if (moved === 0) return;
+    quiet = moved === 0 ? quiet + 1 : 0;
+    if (quiet === 2) return;
   }
   throw new Error('the cluster did not settle in 50 rounds');
 }
@@ -123,7 +147,8 @@ function findIn(factory: string, p: Player): FindRequest {
 function cluster() {
   const timers = new ManualTimers();
   const relays = Array.from({ length: SHARDS }, () => new FakeRelay(() => timers.now));
-  const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers)) as [ShardedNode, ShardedNode, ShardedNode];
+  const shared = new PlayerClaims();
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers, shared)) as [ShardedNode, ShardedNode, ShardedNode];
   return { timers, relays, a, b, c, all: [a, b, c] };
 }
 
@@ -199,12 +224,46 @@ describe('factories sharded across nodes, in process', () => {
     const p = new Player('t-delta');
     a.gateway.find({ ...findIn('delta', p), caller: { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] } }, p);
     await settle(all);
-    const denied = c.gateway.cancel('t-delta', { role: 'player', subject: 'mallory', playerIds: ['mallory'] });
+    const denied = c.gateway.cancel('t-delta', { role: 'player', subject: 'mallory', playerIds: ['mallory'] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await settle(all);
-    await expect(denied).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await denied).toMatchObject({ code: 'PERMISSION_DENIED' });
     const cancelled = c.gateway.cancel('t-delta', { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] });
     await settle(all);
     expect(await cancelled).toBe(true);
     expect(p.errors.map((e) => e.code)).toEqual(['CANCELLED']);
+  });
+
+  it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
+    await settle(all);
+    const solo = (ticketId: string, factory: string) => {
+      const p = new Player(ticketId);
+      return { p, request: { ...findIn(factory, p), party: [{ playerId: 'alice', score: undefined }] } };
+    };
+    const first = solo('t1', 'bravo'); // shard 0, owner a
+    c.gateway.find(first.request, first.p);
+    await settle(all);
+    expect(first.p.errors).toEqual([]);
+    expect(first.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
+    const second = solo('t2', 'echo'); // shard 2, owner b
+    b.gateway.find(second.request, second.p);
+    await settle(all);
+    expect(second.p.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
+    expect(b.cores.get(2)!.view.ticket('t2')).toBeUndefined();
+    // The first is cancelled: its owner releases alice, and she may search elsewhere.
+    const cancelled = c.gateway.cancel('t1');
+    await settle(all);
+    expect(await cancelled).toBe(true);
+    const third = solo('t3', 'echo');
+    b.gateway.find(third.request, third.p);
+    await settle(all);
+    expect(third.p.errors).toEqual([]);
+    expect(third.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
   });
 });

@@ -1,3 +1,3 @@
 /** Factories sharded across nodes: a node's gateway routing each call to its shard (see README.md beside this file). */
 export { ServerShards } from './server-shards.js';
-export { ShardedGateway } from './sharded-gateway.js';
+export { ShardedGateway, type SharedPlayerClaims } from './sharded-gateway.js';

@@ -6,7 +6,15 @@ import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { Principal } from '../../security/tokens/principal.js';
 import { shardOfFactory } from '../../sharding/index.js';
+import type { PlayerClaimConflict } from '../ports.js';
 import { ServerShards } from './server-shards.js';
+
+/** One live ticket per player across the shards: claimed here before a find is forwarded. */
+export interface SharedPlayerClaims {
+  claim(ticketId: string, playerIds: readonly string[]): Promise<PlayerClaimConflict | undefined>;
+  /** Frees the players still held by `ticketId` (the owner's core releases the rest with its `release` effects). */
+  release(ticketId: string, playerIds: readonly string[]): Promise<void>;
+}
 
 interface Connection {
   readonly channel: ServerChannel;
@@ -35,6 +43,8 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly shards: readonly CoordinatorCommands[],
     templates: readonly FactoryTemplate[],
     private readonly log: Log,
+    /** Absent: each shard's core claims its own players only. */
+    private readonly claims?: SharedPlayerClaims,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
   }
@@ -59,7 +69,26 @@ export class ShardedGateway implements CoordinatorCommands {
       },
     };
     tickets.set(request.ticketId, { shard, listener, relayed });
-    this.shards[shard]!.find(request, relayed);
+    const players = request.party.map((p) => p.playerId);
+    // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
+    const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
+    const forward = () => {
+      if (tickets.get(request.ticketId)?.relayed !== relayed) return unclaim(); // abandoned meanwhile
+      try {
+        this.shards[shard]!.find(request, relayed);
+      } catch (error) {
+        unclaim();
+        relayed.fail(error as MatchmakingError);
+      }
+    };
+    if (!this.claims) return forward();
+    this.claims.claim(request.ticketId, players).then(
+      (conflict) => {
+        if (!conflict) return forward();
+        relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`));
+      },
+      (error: unknown) => relayed.fail(new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`)),
+    );
   }
 
   /** The ticket's shard when this node holds its call; otherwise every shard is asked and the one that knows it answers. */

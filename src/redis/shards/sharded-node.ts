@@ -13,6 +13,8 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
+import { PlayerClaims } from '../../cluster/in-process/index.js';
+import { RedisPlayerClaims } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 
 /**
@@ -56,6 +58,8 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     gateway.start();
     gateways.push(gateway);
   }
+  // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
+  const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const cores = new Map<number, CoreHost>();
   const seats = new Map<number, Promise<MatcherSeat>>();
   const seatOf = (shard: number): Promise<MatcherSeat> => {
@@ -71,7 +75,20 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           log: options.log,
           now: Date.now,
           timers: realTimers,
-          build: options.build,
+          build: (place) => {
+            const local = new PlayerClaims();
+            return options.build({
+              ...place,
+              players: {
+                claim: (ticketId, playerIds) => local.claim(ticketId, playerIds),
+                holder: (playerId) => local.holder(playerId),
+                release: (ticketId, playerIds) => {
+                  local.release(ticketId, playerIds);
+                  claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
+                },
+              },
+            });
+          },
           onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
         });
       })();
@@ -95,7 +112,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   const maintain = setInterval(() => {
     for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain().catch(() => undefined));
   }, beat);
-  const router = new ShardedGateway(gateways, options.config.templates, options.log);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims);
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => healthListeners.forEach((l) => l(serving));
   client.on('ready', () => report(true));
