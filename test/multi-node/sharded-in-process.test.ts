@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import type { CoreHost } from '../../src/app/core-host.js';
 import { PlayerClaims } from '../../src/cluster/in-process/index.js';
-import { ShardedGateway, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
+import { ShardedGateway, ShardsView, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
@@ -182,6 +182,17 @@ describe('factories sharded across nodes, in process', () => {
       for (const other of FACTORIES.filter((_, i) => i !== shard)) expect(core.view.gameServer(`g-p-t-${other}`)).toBeUndefined();
     }
     expect(c.cores.size).toBe(0);
+    // Each node shows its own shards: factories where they belong, the server's grants added back.
+    const view = (n: ShardedNode) => new ShardsView(() => new Map([...n.cores].map(([shard, core]) => [shard, core.view])), (f) => shardOfFactory(f, SHARDS));
+    expect(view(a).factoryNames().sort()).toEqual(['bravo', 'delta']);
+    expect(view(b).factoryNames().sort()).toEqual(['alpha', 'echo']);
+    expect(view(a).servers()).toMatchObject([{ serverId: 's', capacity: { maxGames: 4 }, games: 2 }]);
+    expect(view(a).snapshot()).toMatchObject({ servers: 1, factories: 2, games: 2 });
+    expect(view(c).snapshot()).toMatchObject({ servers: 0, factories: 0, games: 0 });
+    const stats = (n: ShardedNode) => view(n).queryStats({ factory: '', template: 'bravo', partition: new Map(), predicates: [], mode: 'all' }, 0);
+    expect(stats(a)).toMatchObject({ factories: 1, games: 1 });
+    expect(stats(b)).toMatchObject({ games: 0 });
+    expect(() => view(c).queryStats({ factory: 'bravo', template: '', partition: new Map(), predicates: [], mode: 'all' }, 0)).toThrow(/another node/);
   });
 
   it("an owner's death pauses only its shards: the others keep assigning, and its finds wait and keep their order", async () => {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CoreHost } from '../../app/core-host.js';
-import { ShardedGateway } from '../../cluster/sharded/index.js';
+import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
 import { realTimers } from '../../coordinator/ports.js';
 import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
 import { MatcherSeat } from '../relay/matcher-seat.js';
-import { MatcherView } from '../relay/matcher-view.js';
 import { NodeHeartbeat } from '../relay/node-heartbeat.js';
 import { RedisOwnerStore } from '../relay/owner-store.js';
 import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis-node.js';
@@ -123,7 +122,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   return {
     nodeId,
     commands: router,
-    view: new MatcherView(() => anyCore()?.view),
+    view: new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory)),
     core: anyCore,
     onHealth(listener) {
       healthListeners.push(listener);
