@@ -75,4 +75,33 @@ describe('sharded nodes on one Redis', () => {
     const after = await retried(() => find(client, 'late'), 20_000);
     expect(['s1', 's2']).toContain(after.assignment.serverId);
   }, 90_000);
+
+  it('a paused node loses its shards within 3 s, finds go on through the survivor, and on waking it stops acting for them', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const a = await NodeProcess.start(redis.url, SHARDED);
+    nodes.push(a);
+    await until(() => owned(a) === 64, 20_000, 'a takes every shard');
+    const b = await NodeProcess.start(redis.url, SHARDED);
+    nodes.push(b);
+    await until(() => owned(b) === 32, 20_000, 'b takes half the shards');
+    const servers = [new ReconnectingServer(() => b.address, 's1', 8)];
+    closing.push(() => servers.forEach((s) => s.close()));
+    await Promise.all(servers.map((s) => s.connect()));
+    const client = b.matchmaker();
+    closing.push(() => client.close());
+
+    const pausedAt = Date.now();
+    const logBefore = a.log.length;
+    a.signal('SIGSTOP');
+    await until(() => owned(b) === 64, 10_000, 'b takes the paused node’s shards');
+    expect(Date.now() - pausedAt).toBeLessThan(3000 + 2000); // ≤ 3 s, with room for a loaded machine
+    const during = await Promise.all(Array.from({ length: 8 }, (_, i) => retried(() => find(client, `p${i}`), 20_000)));
+    a.signal('SIGCONT');
+    // Awake, it finds its leases gone: it stops acting for those shards (its writes are fenced).
+    await a.waitFor(/this node no longer owns a shard/, 10_000, logBefore);
+    const after = await Promise.all(Array.from({ length: 8 }, (_, i) => retried(() => find(client, `q${i}`), 20_000)));
+    const games = new Map<string, number>();
+    for (const r of [...during, ...after]) games.set(r.assignment.gameId, (games.get(r.assignment.gameId) ?? 0) + 1);
+    expect([...games.values()].every((n) => n <= 4)).toBe(true);
+  }, 90_000);
 });
