@@ -161,11 +161,12 @@ async function withNodes<T>(count: number, redisUrl: string | undefined, body: (
 const suite: BenchSuite = {
   name: 'scale-out',
   async run({ quick }: BenchOptions): Promise<BenchRow[]> {
-    const tickets = quick ? 400 : 8000;
+    // SCALE_OUT_TICKETS and SCALE_OUT_DEPLOYMENTS=one (one Redis only) shorten a run on a busy machine.
+    const tickets = Number(process.env.SCALE_OUT_TICKETS ?? (quick ? 400 : 8000));
     const rows: BenchRow[] = [];
     const baseline = await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded'));
     rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
-    for (const deployment of deployments) {
+    for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
       const group = `scale-out (${MODE}) on ${deployment.name}`;
       const capacity = new Map<number, Measured>();
       for (const count of NODE_COUNTS) {
