@@ -102,7 +102,10 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     log: options.log,
     hooks: {
       gained: (shard, token) => {
-        void seatOf(shard).then((seat) => (keeper.tokenOf(shard) === token ? seat.hold(token) : undefined));
+        void seatOf(shard)
+          .then((seat) => (keeper.tokenOf(shard) === token ? seat.hold(token) : undefined))
+          // Redis failed while restoring: the seat is not acting; the keeper renews or loses the lease as usual.
+          .catch((error: Error) => options.log.warn({ node: nodeId, shard, error: error.message }, 'a shard could not be taken up'));
       },
       lost: (shard, _token, reason) => void seats.get(shard)?.then((seat) => seat.letGo(reason)),
       handOver: async (shard) => (await seats.get(shard))?.letGo('handed over to another node'),
