@@ -102,17 +102,28 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     log: options.log,
     hooks: {
       gained: (shard, token) => {
-        void seatOf(shard)
-          .then((seat) => (keeper.tokenOf(shard) === token ? seat.hold(token) : undefined))
-          // Redis failed while restoring: the seat is not acting; the keeper renews or loses the lease as usual.
-          .catch((error: Error) => options.log.warn({ node: nodeId, shard, error: error.message }, 'a shard could not be taken up'));
+        // Redis failing while the seat restores: it lets go and tries again while the keeper still holds this term.
+        const takeUp = async (): Promise<void> => {
+          while (keeper.tokenOf(shard) === token) {
+            const seat = await seatOf(shard).catch(() => undefined);
+            try {
+              if (seat) return await seat.hold(token);
+            } catch (error) {
+              seat?.letGo('restoring failed');
+              options.log.warn({ node: nodeId, shard, error: (error as Error).message }, 'a shard could not be taken up; retrying');
+            }
+            if (!seat) seats.delete(shard);
+            await new Promise((r) => setTimeout(r, beat));
+          }
+        };
+        void takeUp();
       },
-      lost: (shard, _token, reason) => void seats.get(shard)?.then((seat) => seat.letGo(reason)),
-      handOver: async (shard) => (await seats.get(shard))?.letGo('handed over to another node'),
+      lost: (shard, _token, reason) => void seats.get(shard)?.then((seat) => seat.letGo(reason), () => undefined),
+      handOver: async (shard) => (await seats.get(shard)?.catch(() => undefined))?.letGo('handed over to another node'),
     },
   });
   const maintain = setInterval(() => {
-    for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain().catch(() => undefined));
+    for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain(), () => undefined).catch(() => undefined);
   }, beat);
   const router = new ShardedGateway(gateways, options.config.templates, options.log, claims);
   const healthListeners: ((serving: boolean) => void)[] = [];
