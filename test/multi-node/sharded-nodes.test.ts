@@ -95,11 +95,17 @@ describe('sharded nodes on one Redis', () => {
     a.signal('SIGSTOP');
     await until(() => owned(b) === 64, 10_000, 'b takes the paused node’s shards');
     expect(Date.now() - pausedAt).toBeLessThan(3000 + 2000); // ≤ 3 s, with room for a loaded machine
-    const during = await Promise.all(Array.from({ length: 8 }, (_, i) => retried(() => find(client, `p${i}`), 20_000)));
+    // Each player joins its game, as a client does: a server that reconnects re-announces its players.
+    const seated = (id: string) =>
+      retried(() => find(client, id), 20_000).then((r) => {
+        servers[0]!.join(r.assignment.gameId, `p-${id}`);
+        return r;
+      });
+    const during = await Promise.all(Array.from({ length: 8 }, (_, i) => seated(`p${i}`)));
     a.signal('SIGCONT');
     // Awake, it finds its leases gone: it stops acting for those shards (its writes are fenced).
     await a.waitFor(/this node no longer owns a shard/, 10_000, logBefore);
-    const after = await Promise.all(Array.from({ length: 8 }, (_, i) => retried(() => find(client, `q${i}`), 20_000)));
+    const after = await Promise.all(Array.from({ length: 8 }, (_, i) => seated(`q${i}`)));
     const games = new Map<string, number>();
     for (const r of [...during, ...after]) games.set(r.assignment.gameId, (games.get(r.assignment.gameId) ?? 0) + 1);
     expect([...games.values()].every((n) => n <= 4)).toBe(true);
