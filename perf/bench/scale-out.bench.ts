@@ -64,14 +64,18 @@ async function ready(nodes: readonly BenchNode[]): Promise<void> {
     await Promise.any(nodes.map((n) => n.waitFor(/this node now runs the matcher/, 30_000)));
     return;
   }
-  const deadline = Date.now() + 30_000;
+  // Balanced: every node holds its share (gained minus lost), so no shard moves under the load
+  // (a move closes the servers' streams, and the load generator's servers do not reconnect).
+  const deadline = Date.now() + 60_000;
+  const share = Math.floor(64 / nodes.length);
+  const held = (n: BenchNode) => (n.log.match(/this node now owns a shard/g)?.length ?? 0) - (n.log.match(/this node no longer owns a shard/g)?.length ?? 0);
   for (;;) {
-    const owned = new Set(nodes.flatMap((n) => [...n.log.matchAll(/"shard":(\d+)[^\n]*this node now owns a shard/g)].map((m) => m[1])));
-    if (owned.size >= 64) break;
-    if (Date.now() > deadline) throw new Error(`shards not all owned after 30 s (${owned.size})`);
+    const counts = nodes.map(held);
+    if (counts.every((c) => c === share || c === share + 1) && counts.reduce((a, b) => a + b, 0) === 64) break;
+    if (Date.now() > deadline) throw new Error(`shards not balanced after 60 s (${counts.join(', ')})`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  await new Promise((r) => setTimeout(r, 3000)); // the last joiner's rebalancing
+  await new Promise((r) => setTimeout(r, 1000));
 }
 
 function load(nodes: readonly BenchNode[], label: string, tickets: number): Promise<LoadOutcome[]> {
