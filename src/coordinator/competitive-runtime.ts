@@ -37,7 +37,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
    * Games this factory formed (or a server re-announced) that still run: QueryStats counts them.
    * `roster` is everyone the game was made for: a player who drops out may come back, no one else.
    */
-  private readonly running = new Map<string, { players: Set<string>; roster: ReadonlySet<string>; startedAt: number }>();
+  private readonly running = new Map<string, { players: Set<string>; roster: Set<string>; startedAt: number }>();
 
   constructor(
     identity: FactoryIdentity,
@@ -170,10 +170,15 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.running.set(game.gameId, { players: new Set(game.playerIds), roster: new Set(game.playerIds), startedAt: game.startedAt });
   }
 
+  override holdSeats(gameId: string, playerIds: readonly string[]): void {
+    const game = this.running.get(gameId);
+    for (const playerId of playerIds) game?.roster.add(playerId);
+  }
+
   removeGame(gameId: string): string[] {
     const game = this.running.get(gameId);
     this.running.delete(gameId);
-    return game ? [...game.players] : [];
+    return game ? [...new Set([...game.players, ...game.roster])] : [];
   }
 
   override mayRejoin(gameId: string, playerId: string): boolean {

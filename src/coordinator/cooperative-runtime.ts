@@ -96,6 +96,12 @@ export class CooperativeRuntime extends FactoryRuntime {
     });
   }
 
+  override holdSeats(gameId: string, playerIds: readonly string[], token: string): void {
+    if (playerIds.length === 0) return;
+    this.matcher.reserveInGame(gameId, playerIds, token, this.ctx.now());
+    this.scheduleExpiry();
+  }
+
   removeGame(gameId: string): string[] {
     const removed = this.matcher.removeGame(gameId);
     if (!removed) return [];

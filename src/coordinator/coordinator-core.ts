@@ -36,7 +36,11 @@ export interface CoreOptions {
   readonly ratings?: RatingsReader;
   /** How competitive batches are solved; by default in the step, with a real-time climb budget. */
   readonly solving?: Partial<BatchSolving>;
-  /** Also store tickets riding a creation in flight (a cluster owner does; see GameCreations). */
+  /**
+   * Store tickets riding a creation in flight, with where it went (default true; see
+   * GameCreations): false stores only waiting tickets, and a retry after a crash mid-creation
+   * then gets a new game instead of the one ordered.
+   */
   readonly storeInFlight?: boolean;
   /**
    * Until this time, a find for a factory no server serves yet waits for one instead of being
@@ -131,10 +135,10 @@ export class CoordinatorCore {
     this.games = new RunningGames(ctx, this.registry);
     this.restored = new RestoredTickets(ctx, config.placement.ticketTtlMs, restored);
     const positions = new QueuePositions(ctx, this.book, this.restored, this.registry);
-    this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight ?? false);
+    this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight ?? true);
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
-    this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results);
+    this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored);
     this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
     this.rejections = new RejectionLog(ctx);
     this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
@@ -328,6 +332,8 @@ export class CoordinatorCore {
         if (runtime && this.games.lapseReservations(runtime)) this.desk.offerSeats(id);
         return;
       }
+      case DeadlineKind.AwaitServer:
+        return this.desk.stopAwaiting(id);
       case DeadlineKind.RejectionSummary:
         return this.rejections.windowClosed(id);
       case DeadlineKind.Batch: {

@@ -22,9 +22,11 @@ export enum DeadlineKind {
   Batch,
   /** A server's window of rejected reports closes: what it only counted is logged in one line. */
   RejectionSummary,
+  /** A ticket retried after a restart stops waiting for the server its game was ordered on. */
+  AwaitServer,
 }
 
-const KINDS = 9;
+const KINDS = 10;
 
 /**
  * Every deadline of the core in one binary heap, on the core's own clock: the edge reads

@@ -74,6 +74,8 @@ export abstract class FactoryRuntime {
     return undefined;
   }
   addGame(_game: RunningGame): void {}
+  /** Seats in a re-announced game for players the coordinator ordered it for who are not in it yet. */
+  holdSeats(_gameId: string, _playerIds: readonly string[], _token: string): void {}
   /** The game is gone; returns every player who held a seat in it (joined or reserved). */
   abstract removeGame(gameId: string): readonly string[];
   /** The game was made for this player (a competitive roster): having dropped out, they may come back. */

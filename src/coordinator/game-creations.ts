@@ -5,6 +5,7 @@ import type { Assignment } from './messages.js';
 import { POSITION_REFRESH_WINDOW, POSITION_UPDATE_WINDOW, type QueuePositions } from './queue-positions.js';
 import type { ServerRoster } from './servers/server-roster.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
+import type { PlacedRecord } from './tickets/ticket-record.js';
 import type { Ticket } from './tickets/ticket.js';
 import type { TicketBook } from './tickets/ticket-book.js';
 
@@ -40,9 +41,9 @@ export class GameCreations {
     /** What queued clients are told of their place in line. */
     private readonly positions: QueuePositions,
     /**
-     * Also store tickets riding a creation that went to a server at once (else only tickets that
-     * wait are stored): a cluster's owner writes them in the step's MULTI anyway, so a new owner
-     * gives them their place back; embedded, that would be a disk write for most created games.
+     * Store the tickets of each creation sent to a server, with where it was sent (else only
+     * tickets that wait are stored): after a crash, or on a cluster's new owner, the game the
+     * server re-announces is theirs and their retries get it. A write per created game.
      */
     private readonly storeInFlight: boolean,
   ) {}
@@ -113,7 +114,6 @@ export class GameCreations {
     if ('serverId' in placed) {
       creation.stage = 'inflight';
       this.dispatch(creation, placed.serverId);
-      if (this.storeInFlight) for (const ticketId of creation.ticketIds) this.book.persist(ticketId);
       return;
     }
     creation.stage = 'queued';
@@ -150,7 +150,21 @@ export class GameCreations {
       region: creation.region,
       ...(creation.quality && { quality: creation.quality }),
     }, `${creation.requestId}#${++creation.dispatches}`);
+    if (this.storeInFlight) for (const ticketId of creation.ticketIds) this.book.persist(ticketId, this.placedRecord(creation, ticketId));
     this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
+  }
+
+  /** What is stored of a ticket's creation in flight (see TicketRecord.placed). */
+  private placedRecord(creation: Creation, ticketId: string): PlacedRecord {
+    return {
+      requestId: creation.requestId,
+      serverId: creation.serverId!,
+      token: creation.token,
+      at: this.ctx.now(),
+      team: creation.seats.find((s) => s.ticketId === ticketId)?.team ?? 0,
+      map: creation.map,
+      region: creation.region,
+    };
   }
 
   /** Creations ordered on this server and not yet confirmed. */
@@ -267,7 +281,7 @@ export class GameCreations {
         this.book.persist(ticket.id);
         this.reportPosition(ticket);
       } else if (this.storeInFlight) {
-        this.book.persist(ticket.id);
+        this.book.persist(ticket.id, this.placedRecord(creation, ticket.id));
       }
       return true;
     }

@@ -233,6 +233,32 @@ describe('what a ranked result may rest on', () => {
   });
 });
 
+describe('another server announcing the same game id', () => {
+  it('hides nothing: the host\'s result for its ended game still counts', async () => {
+    const t = setup();
+    const s1 = t.connect('s1');
+    await duel(t, 'a', 'b', 'g');
+    t.coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'g' });
+    const evil = new RecordingChannel();
+    t.coordinator.connectServer(
+      {
+        serverId: 'evil',
+        endpoint: 'evil:7777',
+        attributes: new Map(),
+        templates: [],
+        capacity: { maxGames: 10, maxStartsPerSecond: 0 },
+        runningGames: [{ gameId: 'g', factory: 'duel', matchable: new Map(), playerIds: ['u1', 'u2'], open: false, startedAt: t.timers.now - 3_600_000 }],
+      },
+      evil,
+    );
+    t.coordinator.onServerEvent('s1', { kind: 'gameResult', result: result('g', 'a', 'b') });
+    await settle();
+    expect(last(s1)).toEqual({ kind: 'gameResultAck', gameId: 'g', applied: true, reason: '' });
+    t.coordinator.onServerEvent('evil', { kind: 'gameResult', result: result('g', 'u1', 'u2') });
+    expect(last(evil)).toEqual({ kind: 'rejected', reason: expect.stringMatching(/FAILED_PRECONDITION: game_result.game_id: game "g" was announced in a hello/) });
+  });
+});
+
 describe('ratings drive matching', () => {
   const settled = (mean: number): PlayerRating => ({ mean, deviation: 30, volatility: 0.06, games: 50 });
   const unsure = (mean: number): PlayerRating => ({ mean, deviation: 350, volatility: 0.06, games: 1 });

@@ -63,14 +63,22 @@ describe('ticket ownership in the core', () => {
     }
   });
 
-  it('a drain stores tickets whose game creation was in flight, so they keep their place', async () => {
+  it('stores a ticket whose game creation is in flight with where it went, and forgets it once the game is confirmed', async () => {
     const { coordinator, connect, find, store } = setup();
     const deaf = connect('deaf', 5);
     find('placing');
     await settle();
-    expect(deaf.creates()).toHaveLength(1); // sent, never confirmed
-    expect(store.records.has('placing')).toBe(false); // riding a creation: not written (the common case)
+    const [order] = deaf.creates(); // sent, not confirmed yet
+    expect(store.records.get('placing')?.placed).toMatchObject({ requestId: order!.requestId, serverId: 'deaf', token: order!.reservationToken });
     coordinator.beginShutdown();
     expect(store.records.get('placing')?.request.ticketId).toBe('placing');
+
+    const live = setup();
+    const server = live.connect('s1', 5);
+    live.find('t');
+    await settle();
+    expect(live.store.records.has('t')).toBe(true);
+    live.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: server.creates()[0]!.requestId, gameId: 'g' });
+    expect(live.store.records.has('t')).toBe(false);
   });
 });

@@ -74,6 +74,8 @@ describe.runIf(hasRedis || process.env.CI === 'true')('ratings in cluster mode',
     ]);
     const gameId = a.assignment.gameId;
     expect(b.assignment.gameId).toBe(gameId);
+    // Results are timed by the coordinator's clock: the game must really last the ladder's 1 s minimum.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     server.endGame(gameId);
     server.reportResult({ gameId, teams: [{ playerIds: ['pa'], rank: 0 }, { playerIds: ['pb'], rank: 1 }], durationSeconds: 60, leftEarly: [] });
     await eventually(() => server.resultAcks.some((ack) => ack.gameId === gameId), 10_000);

@@ -135,7 +135,9 @@ describe('reloading factories.yaml under load', () => {
     bin.child.kill('SIGHUP');
     await until(async () => (await metric('gamefactory_config_reloads_total{outcome="applied"}')) === 1);
     expect(progressAtReload).toBeLessThan(scores.length);
-    expect(bin.log()).toMatch(/"changes":\["template \\"duel\\": competitive.expansion changed","template \\"coop\\" added"\],"msg":"configuration reloaded"/);
+    // The log line reaches the pipe a moment after the metric moves.
+    const reloaded = /"changes":\["template \\"duel\\": competitive.expansion changed","template \\"coop\\" added"\],"msg":"configuration reloaded"/;
+    await until(() => reloaded.test(bin.log()));
 
     // The pair that waited under the old windows plays under the new ones, waits kept; so do newcomers.
     const [a, b] = await far;

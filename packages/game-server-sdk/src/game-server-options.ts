@@ -53,6 +53,8 @@ export interface GameServerOptions {
 export interface RunningGameInfo {
   readonly gameId: string;
   readonly factory: string;
+  /** The CreateGame order's request id, if the coordinator ordered this game: re-announced with it. */
+  readonly requestId?: string;
   readonly playerIds: readonly string[];
   readonly matchable?: Record<string, PlainValue>;
   /** Takes drop-in players (default true). */

@@ -240,7 +240,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     const gameId = id || `${this.options.serverId}-g${this.nextGame++}`;
     const holdMs = this.options.seatHoldMs ?? 60_000;
     const playerIds = plain.players.map((p) => p.playerId);
-    this.hosted.add({ gameId, factory: order.factory, matchable: { ...plain.matchable } });
+    this.hosted.add({ gameId, factory: order.factory, requestId: order.requestId, matchable: { ...plain.matchable } });
     this.hosted.reserve(gameId, playerIds, order.reservationToken, holdMs);
     this.report({ event: { $case: 'gameCreated', value: { requestId: order.requestId, gameId } } });
     this.emit('seatsReserved', { gameId, playerIds, token: order.reservationToken, expiresInMs: holdMs });
@@ -271,6 +271,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
         playerIds: [...g.players],
         open: g.open,
         startedAtUnixMs: BigInt(g.startedAt),
+        requestId: g.requestId,
       })),
       acceptsBatches: this.options.batch !== false,
     };

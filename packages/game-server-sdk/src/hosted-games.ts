@@ -13,6 +13,11 @@ export interface Seat {
 export interface HostedGame {
   readonly gameId: string;
   readonly factory: string;
+  /**
+   * The CreateGame order it was made for ('' if none): re-announced, it lets a restarted
+   * coordinator give the players it placed here this game again.
+   */
+  readonly requestId: string;
   readonly matchable: Readonly<Record<string, PlainValue>>;
   /** Players in the game. */
   readonly players: ReadonlySet<string>;
@@ -27,6 +32,7 @@ export interface HostedGame {
 interface Game {
   readonly gameId: string;
   readonly factory: string;
+  readonly requestId: string;
   matchable: Record<string, PlainValue>;
   readonly players: Set<string>;
   readonly seats: Map<string, Seat>;
@@ -63,10 +69,11 @@ export class HostedGames {
     return this.games;
   }
 
-  add(game: { gameId: string; factory: string; matchable: Record<string, PlainValue>; players?: readonly string[]; open?: boolean; startedAt?: number }): void {
+  add(game: { gameId: string; factory: string; requestId?: string; matchable: Record<string, PlainValue>; players?: readonly string[]; open?: boolean; startedAt?: number }): void {
     this.games.set(game.gameId, {
       gameId: game.gameId,
       factory: game.factory,
+      requestId: game.requestId ?? '',
       matchable: { ...game.matchable },
       players: new Set(game.players),
       seats: new Map(),

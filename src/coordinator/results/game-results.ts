@@ -62,14 +62,14 @@ export class GameResults {
     const result: ReportedResult = { ...reported, serverId };
     const { gameId } = result;
     const unranked = this.games.get(gameId);
-    if (unranked && !unranked.ranked) {
+    if (unranked && !unranked.ranked && unranked.serverId === serverId) {
       return `FAILED_PRECONDITION: game_result.game_id: game "${gameId}" is in factory "${unranked.factory}", whose template has no ladder`;
     }
     if (this.recording.has(gameId)) {
       this.repeated(serverId, gameId);
       return undefined;
     }
-    const game = this.games.rankedGame(gameId);
+    const game = this.games.rankedGame(gameId, serverId);
     // Forgotten (its result is in, or it ended before a restart): a repeat is acknowledged, not applied.
     if (!game && gameId !== '' && [...this.ladders.keys()].some((ladder) => this.ratings.hasResult(ladder, gameId))) {
       this.repeated(serverId, gameId);

@@ -48,14 +48,7 @@ export class FinishedGames {
     return this.games.get(gameId)?.game;
   }
 
-  /** The ended game with this id, taken out (its server came back and re-announced it). */
-  take(gameId: string, now: number): RankedGame | undefined {
-    const game = this.get(gameId, now);
-    this.games.delete(gameId);
-    return game;
-  }
-
-  /** Its result is in. */
+  /** Its result is in, or its server re-announced it (it runs again). */
   forget(gameId: string): void {
     this.games.delete(gameId);
   }

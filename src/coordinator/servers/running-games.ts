@@ -61,11 +61,28 @@ export class RunningGames {
    * stream dropped, and the server came back) makes it one whose result may count.
    */
   adopt(serverId: string, game: RunningGame): void {
-    const known = this.finished.take(game.gameId, this.ctx.now());
+    const known = this.finished.get(game.gameId, this.ctx.now());
     const ours = known?.serverId === serverId && known.factory === game.factory && !known.announced ? known : undefined;
+    if (ours) this.finished.forget(game.gameId);
     this.add(serverId, game.gameId, game.factory, [], ours ? { seated: new Set(ours.players), startedAt: ours.startedAt, announced: false } : undefined);
     this.seat(game.gameId, game.playerIds, false);
     this.registry.get(game.factory)!.addGame(game);
+    this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
+  }
+
+  /**
+   * A game a server re-announced that the coordinator had ordered there before a restart, for
+   * `players` (its stored tickets'): they hold seats in it as if the order had been confirmed, and
+   * it is the coordinator's game, timed from the order (`orderedAt`), so its result may count.
+   */
+  adoptOrdered(serverId: string, game: RunningGame, players: readonly string[], token: string, orderedAt: number): void {
+    this.add(serverId, game.gameId, game.factory, [], { seated: new Set(players), startedAt: orderedAt, announced: false });
+    this.seat(game.gameId, game.playerIds, false);
+    this.seat(game.gameId, players, true);
+    const runtime = this.registry.get(game.factory)!;
+    runtime.addGame(game);
+    const announced = new Set(game.playerIds);
+    runtime.holdSeats(game.gameId, players.filter((p) => !announced.has(p)), token);
     this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
   }
 
@@ -163,11 +180,15 @@ export class RunningGames {
     for (const gameId of [...(this.byServer.get(serverId) ?? [])]) this.end(gameId);
   }
 
-  /** A ranked game a result may be reported for: running, or ended within RESULT_RETENTION_MS. */
-  rankedGame(gameId: string): RankedGame | undefined {
+  /**
+   * A ranked game a result may be reported for: running, or ended within RESULT_RETENTION_MS. The
+   * one `serverId` hosted comes first: another server announcing the same id hides nothing.
+   */
+  rankedGame(gameId: string, serverId: string): RankedGame | undefined {
     const running = this.games.get(gameId);
-    if (running) return running.ranked && rankedGame(running, running.ranked, undefined);
-    return this.finished.get(gameId, this.ctx.now());
+    const ended = this.finished.get(gameId, this.ctx.now());
+    if (running && (running.serverId === serverId || ended?.serverId !== serverId)) return running.ranked && rankedGame(running, running.ranked, undefined);
+    return ended;
   }
 
   /** The game's result is in: an ended game is forgotten now rather than at its retention's end. */

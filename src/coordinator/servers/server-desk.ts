@@ -4,9 +4,10 @@ import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { CoreContext } from '../core-context.js';
 import type { FactoryRuntime } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
-import type { ServerChannel, ServerEvent, ServerHello } from '../messages.js';
+import type { Assignment, RunningGame, ServerChannel, ServerEvent, ServerHello } from '../messages.js';
 import type { GameResults } from '../results/game-results.js';
 import type { TicketBook } from '../tickets/ticket-book.js';
+import type { RestoredTickets } from '../tickets/restored-tickets.js';
 import type { TicketDesk } from '../tickets/ticket-desk.js';
 import { sortRunningGames } from './running-game-check.js';
 import type { RunningGames } from './running-games.js';
@@ -27,6 +28,7 @@ export class ServerDesk {
     private readonly book: TicketBook,
     private readonly desk: TicketDesk,
     private readonly results: GameResults,
+    private readonly restored: RestoredTickets,
   ) {}
 
   /** A server said hello on `channel`: it replaces an older connection, and its factories, games and slots join. Returns its factories. */
@@ -58,16 +60,68 @@ export class ServerDesk {
       this.ctx.now(),
     );
     for (const p of problems) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${p.gameId}]: ${p.reason}` });
-    for (const game of adopted) this.games.adopt(hello.serverId, game);
+    const assignments = new Map<string, Assignment>();
+    for (const game of adopted) {
+      if (!this.adoptOrdered(hello, game, assignments)) this.games.adopt(hello.serverId, game);
+    }
     this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
     this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length);
+    this.desk.serverBack(hello.serverId, assignments);
     for (const name of names) {
       this.desk.admitParked(name);
       this.desk.offerSeats(name);
     }
     return names;
+  }
+
+  /**
+   * A re-announced game the coordinator ordered on this server before a restart (its request id
+   * names stored tickets placed there, retried or not yet): their players get their seats in it,
+   * and the tickets its assignment (into `assignments` for those retried and waiting for this
+   * server; kept for the retry of the others). A party whose player is seated elsewhere since, or
+   * that no longer fits, is left to find another game. False when the game is not one of those.
+   */
+  private adoptOrdered(hello: ServerHello, game: RunningGame, assignments: Map<string, Assignment>): boolean {
+    const requestId = game.requestId;
+    if (requestId === undefined) return false;
+    const restored = this.restored.placedIn(requestId, hello.serverId);
+    const candidates = [
+      ...restored.map((t) => ({ ticketId: t.record.request.ticketId, players: t.record.request.party.map((p) => p.playerId), placed: t.record.placed!, restored: t })),
+      ...this.desk.awaitingOn(hello.serverId).filter((w) => w.placed.requestId === requestId).map((w) => ({ ticketId: w.ticket.id, players: w.ticket.playerIds, placed: w.placed, restored: undefined })),
+    ];
+    if (candidates.length === 0) return false;
+    const runtime = this.registry.get(game.factory)!;
+    const size = playersPerGame(runtime.identity.template.strategy);
+    const seated = new Set(game.playerIds);
+    const riders = candidates.filter(({ players }) => {
+      const fresh = players.filter((p) => !seated.has(p));
+      if (fresh.some((p) => this.games.gameOf(p) !== undefined) || seated.size + fresh.length > size) return false;
+      for (const p of fresh) seated.add(p);
+      return true;
+    });
+    if (riders.length === 0) return false;
+    const players = riders.flatMap((r) => r.players);
+    this.games.adoptOrdered(hello.serverId, game, players, riders[0]!.placed.token, Math.min(...riders.map((r) => r.placed.at)));
+    for (const rider of riders) {
+      const p = rider.placed;
+      const assignment: Assignment = {
+        gameId: game.gameId,
+        serverId: hello.serverId,
+        serverEndpoint: hello.endpoint,
+        factory: runtime.identity.name,
+        reservationToken: p.token,
+        created: true,
+        map: p.map,
+        region: p.region,
+        team: p.team,
+      };
+      if (rider.restored) rider.restored.assignment = assignment;
+      else assignments.set(rider.ticketId, assignment);
+    }
+    this.ctx.out.info({ serverId: hello.serverId, gameId: game.gameId, tickets: riders.length }, 'a game ordered before the restart is back: its tickets get it');
+    return true;
   }
 
   /** The server leaves: its games end, its creations in flight go back in line, its factories may drain. */

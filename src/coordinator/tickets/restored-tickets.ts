@@ -3,7 +3,7 @@ import { TicketOwnership, type TicketOwner } from '../../security/roles/ticket-o
 import type { Principal } from '../../security/tokens/principal.js';
 import type { CoreContext } from '../core-context.js';
 import { DeadlineKind } from '../deadlines.js';
-import type { FindRequest } from '../messages.js';
+import type { Assignment, FindRequest } from '../messages.js';
 import { fingerprint, type Ticket } from './ticket.js';
 import type { TicketRecord } from './ticket-record.js';
 
@@ -25,6 +25,8 @@ export function checkOwner(caller: Principal | undefined, owner: TicketOwner | u
 export interface RestoredTicket {
   readonly record: TicketRecord;
   readonly fingerprint: string;
+  /** Its game was ordered before the restart and its server has re-announced it: the retry's answer. */
+  assignment?: Assignment;
 }
 
 /**
@@ -34,6 +36,8 @@ export interface RestoredTicket {
  */
 export class RestoredTickets {
   private readonly waiting = new Map<string, RestoredTicket>();
+  /** Restored tickets whose game was ordered and not yet confirmed, by the CreateGame's request id. */
+  private readonly byCreation = new Map<string, Set<string>>();
   private stopping = false;
 
   constructor(
@@ -54,9 +58,16 @@ export class RestoredTickets {
     if (!entry) return undefined;
     if (entry.fingerprint !== fingerprint(request)) throw ticketIdReused(request.ticketId);
     checkOwner(request.caller, entry.record.owner, request.ticketId, 'resume');
-    this.waiting.delete(request.ticketId);
+    this.forget(request.ticketId);
     this.ctx.deadlines.delete(DeadlineKind.RestoredExpiry, request.ticketId);
     return entry;
+  }
+
+  /** Restored tickets whose game was ordered on `serverId` with this request id (and not retried yet). */
+  placedIn(requestId: string, serverId: string): RestoredTicket[] {
+    const ids = this.byCreation.get(requestId);
+    if (!ids) return [];
+    return [...ids].map((id) => this.waiting.get(id)!).filter((t) => t.record.placed?.serverId === serverId);
   }
 
   /** The retry was refused: the ticket waits for another until its time to live ends. */
@@ -69,12 +80,28 @@ export class RestoredTickets {
     }
     this.ctx.deadlines.set(DeadlineKind.RestoredExpiry, id, endsAt);
     this.waiting.set(id, restored);
+    const requestId = restored.record.placed?.requestId;
+    if (requestId !== undefined) {
+      let ids = this.byCreation.get(requestId);
+      if (!ids) this.byCreation.set(requestId, (ids = new Set()));
+      ids.add(id);
+    }
   }
 
   /** Its time to live ended before its client came back. */
   expire(ticketId: string): void {
-    if (!this.waiting.delete(ticketId)) return;
+    if (!this.forget(ticketId)) return;
     if (!this.stopping) this.ctx.out.push({ kind: 'unstore', ticketId });
+  }
+
+  private forget(ticketId: string): boolean {
+    const entry = this.waiting.get(ticketId);
+    if (!entry) return false;
+    this.waiting.delete(ticketId);
+    const requestId = entry.record.placed?.requestId;
+    const ids = requestId === undefined ? undefined : this.byCreation.get(requestId);
+    if (ids?.delete(ticketId) && ids.size === 0) this.byCreation.delete(requestId!);
+    return true;
   }
 
   /** The process is going down: what the store holds stays as it is. */

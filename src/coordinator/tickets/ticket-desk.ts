@@ -10,11 +10,12 @@ import type { GameCreations } from '../game-creations.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
 import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
-import type { ParkedTickets, RestoredTickets } from './restored-tickets.js';
+import { AwaitingServers } from './awaiting-servers.js';
+import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
 import { checkOwner, ticketIdReused } from './restored-tickets.js';
 import { fingerprint, type EndReason, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
-import type { TicketRecord } from './ticket-record.js';
+import type { PlacedRecord, TicketRecord } from './ticket-record.js';
 
 /** Competitive tickets one factory's pool holds when the config does not say (placement.maxPooledPerFactory). */
 const DEFAULT_MAX_POOLED = 100_000;
@@ -31,6 +32,7 @@ const ASSIGNED_RETENTION_MS = 30_000;
  */
 export class TicketDesk {
   private stopping = false;
+  private readonly awaiting = new AwaitingServers();
   /** The last arrival number given: a new ticket's priority for a slot is the next one. */
   private lastArrival: number;
 
@@ -66,6 +68,10 @@ export class TicketDesk {
     const existing = this.book.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
     const restored = this.restored.take(request);
+    const ordered = restored?.assignment;
+    if (restored && ordered && this.games.get(ordered.gameId)?.serverId === ordered.serverId) return this.reopenAssigned(restored, ordered, listener);
+    const placed = restored?.record.placed;
+    if (restored && placed && !ordered && !this.roster.get(placed.serverId) && !this.stopping) return this.awaitServer(restored, placed, listener);
     // A restored ticket may come back before the servers do, and so may any find while they
     // reconnect after a start: it waits for its factory.
     const name =
@@ -96,16 +102,17 @@ export class TicketDesk {
     const now = this.ctx.now();
     this.creations.recordDemand(name);
     const createdAt = restored?.record.createdAt ?? now;
+    const playerIds = request.party.map((p) => p.playerId);
     const ticket = this.book.open(
       {
         id: request.ticketId,
         request,
         // The factory's own copy of its name: one string for all its tickets, not one each.
         factory: runtime?.identity.name ?? name,
-        playerIds: request.party.map((p) => p.playerId),
+        playerIds,
         createdAt,
         arrival: restored ? restored.record.arrival : ++this.lastArrival,
-        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, playerIds),
       },
       runtime ? 'pooled' : 'parked',
       listener,
@@ -121,6 +128,95 @@ export class TicketDesk {
     // Pooled or parked: it waits, so it must survive a restart (queued ones are stored on enqueue).
     const state = this.book.get(ticket.id)?.state.kind;
     if (state === 'pooled' || state === 'parked') this.book.persist(ticket.id);
+  }
+
+  /**
+   * A ticket from before a restart whose game was ordered then and re-announced since by its
+   * server: the retry gets that game (its seats are held), not a new one.
+   */
+  private reopenAssigned(restored: RestoredTicket, assignment: Assignment, listener: TicketListener): void {
+    const { record } = restored;
+    const ticket = this.book.open(
+      {
+        id: record.request.ticketId,
+        request: record.request,
+        factory: this.registry.get(assignment.factory)?.identity.name ?? assignment.factory,
+        playerIds: record.request.party.map((p) => p.playerId),
+        createdAt: record.createdAt,
+        arrival: record.arrival,
+        owner: record.owner,
+      },
+      'pooled',
+      listener,
+      true,
+    );
+    this.assign(ticket.id, assignment);
+  }
+
+  /**
+   * A ticket from before a restart whose game was ordered on a server that has not reconnected
+   * yet: it waits for that server (up to createTimeoutMs, a CreateGame's own time to answer), which
+   * may come back with its game, rather than start over at once.
+   */
+  private awaitServer(restored: RestoredTicket, placed: PlacedRecord, listener: TicketListener): void {
+    const { record } = restored;
+    const name = this.registry.resolve(record.request.template, record.request.partition);
+    const ticket = this.book.open(
+      {
+        id: record.request.ticketId,
+        request: record.request,
+        factory: this.registry.get(name)?.identity.name ?? name,
+        playerIds: record.request.party.map((p) => p.playerId),
+        createdAt: record.createdAt,
+        arrival: record.arrival,
+        owner: record.owner,
+      },
+      'parked',
+      listener,
+      true,
+    );
+    this.expireAt(ticket.id, record.createdAt + this.ctx.config.placement.ticketTtlMs);
+    this.awaiting.add(ticket, placed);
+    this.ctx.deadlines.set(DeadlineKind.AwaitServer, ticket.id, this.ctx.now() + this.ctx.config.placement.createTimeoutMs);
+    this.queuedAt(ticket, 0);
+  }
+
+  /** Tickets waiting for `serverId` to come back, with where their game was ordered. */
+  awaitingOn(serverId: string): readonly { readonly ticket: Ticket; readonly placed: PlacedRecord }[] {
+    return this.awaiting.on(serverId);
+  }
+
+  /** The server tickets waited for is back: those whose game it re-announced get it, the others go on as new. */
+  serverBack(serverId: string, assignments: ReadonlyMap<string, Assignment>): void {
+    for (const { ticket } of this.awaiting.on(serverId)) {
+      this.awaiting.remove(ticket.id);
+      this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
+      const assignment = assignments.get(ticket.id);
+      if (!assignment) {
+        this.admitWaiting(ticket);
+        continue;
+      }
+      this.book.pool(ticket.id);
+      this.assign(ticket.id, assignment);
+    }
+  }
+
+  /** The server a ticket waited for did not come back in time: it goes on as a new ticket would. */
+  stopAwaiting(ticketId: string): void {
+    if (!this.awaiting.remove(ticketId)) return;
+    const ticket = this.book.get(ticketId);
+    if (ticket?.state.kind === 'parked') this.admitWaiting(ticket);
+  }
+
+  private admitWaiting(ticket: Ticket): void {
+    const runtime = this.registry.get(ticket.factory);
+    if (!runtime) return this.parked.add(ticket);
+    try {
+      runtime.validate(ticket.request);
+    } catch (error) {
+      return this.finish(ticket, 'failed', error as MatchmakingError);
+    }
+    this.admit(this.book.pool(ticket.id), runtime);
   }
 
   /** A new or returning ticket: seats in an open game if one fits, else what its factory decides. */
@@ -250,6 +346,7 @@ export class TicketDesk {
     this.ctx.deadlines.delete(DeadlineKind.TicketExpiry, ticket.id);
     const state = ticket.state;
     this.parked.remove(ticket);
+    if (this.awaiting.remove(ticket.id)) this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
     if (state.kind === 'placing') {
       const repool = this.creations.leave(ticket);
       const runtime = this.registry.get(ticket.factory);

@@ -9,6 +9,23 @@ export interface TicketRecord {
   readonly arrival: number;
   /** Who may cancel or resume it; absent for tickets opened by a trusted caller. */
   readonly owner?: TicketOwner;
+  /** Its game was ordered on a server and not yet confirmed when this was written. */
+  readonly placed?: PlacedRecord;
+}
+
+/**
+ * Where a ticket's game was ordered: after a crash, the game the server re-announces with this
+ * request id is the ticket's, and its retry gets that game's assignment.
+ */
+export interface PlacedRecord {
+  readonly requestId: string;
+  readonly serverId: string;
+  readonly token: string;
+  /** When the CreateGame was sent, on the coordinator's clock: the game cannot have started before. */
+  readonly at: number;
+  readonly team: number;
+  readonly map: string;
+  readonly region: string;
 }
 
 /**
