@@ -59,13 +59,13 @@ export class ShardedGateway implements CoordinatorCommands {
     // Forgotten once answered for good: the shard's gateway answers through `relayed`.
     const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
     const relayed: TicketListener = {
-      update(update) {
+      update(update, ticketId) {
         if (update.kind === 'assigned') forget();
-        listener.update(update);
+        listener.update(update, ticketId);
       },
-      fail(error) {
+      fail(error, ticketId) {
         forget();
-        listener.fail(error);
+        listener.fail(error, ticketId);
       },
     };
     tickets.set(request.ticketId, { shard, listener, relayed });
@@ -78,16 +78,16 @@ export class ShardedGateway implements CoordinatorCommands {
         this.shards[shard]!.find(request, relayed);
       } catch (error) {
         unclaim();
-        relayed.fail(error as MatchmakingError);
+        relayed.fail(error as MatchmakingError, request.ticketId);
       }
     };
     if (!this.claims) return forward();
     this.claims.claim(request.ticketId, players).then(
       (conflict) => {
         if (!conflict) return forward();
-        relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`));
+        relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
       },
-      (error: unknown) => relayed.fail(new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`)),
+      (error: unknown) => relayed.fail(new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`), request.ticketId),
     );
   }
 
