@@ -2,6 +2,7 @@ import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/
 import { GameServerLinkClient, type CoordinatorMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
 import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import type { FuzzCase } from '../../test/fuzz/arbitraries.js';
+import { frame, RawGrpcConnection, write } from '../../test/transport/raw-http2.js';
 
 /** What one case did: the final status, and any status or rejection seen along the way. */
 export interface CaseOutcome {
@@ -13,6 +14,10 @@ export interface CaseOutcome {
 
 const identity = (b: Buffer) => b;
 
+/** The outcome code of a case that never ended (not a gRPC code). */
+export const HANG = -1;
+const HANG_GRACE_MS = 5000;
+
 /**
  * Sends fuzz cases over shared connections: one Matchmaker channel, one link channel and one raw
  * channel carry every case, as many concurrent streams (many cases per connection).
@@ -21,6 +26,8 @@ export class FuzzCaseRunner {
   private readonly matchmaker: MatchmakerClient;
   private readonly link: GameServerLinkClient;
   private readonly raw: Client;
+  /** Peers that stop reading: raw HTTP/2 streams, many on one connection. */
+  private readonly deaf: RawGrpcConnection;
 
   constructor(
     address: string,
@@ -30,12 +37,14 @@ export class FuzzCaseRunner {
     this.matchmaker = new MatchmakerClient(address, credentials.createInsecure(), options);
     this.link = new GameServerLinkClient(address, credentials.createInsecure(), options);
     this.raw = new Client(address, credentials.createInsecure(), options);
+    this.deaf = new RawGrpcConnection(address);
   }
 
   close(): void {
     this.matchmaker.close();
     this.link.close();
     this.raw.close();
+    this.deaf.close();
   }
 
   run(c: FuzzCase): Promise<CaseOutcome> {
@@ -43,9 +52,12 @@ export class FuzzCaseRunner {
     const inBand: { code?: number; reason?: string }[] = [];
     return new Promise<CaseOutcome>((resolve) => {
       let settled = false;
+      // A case with no status well past its deadline is a hang, reported as its own code.
+      const watchdog = setTimeout(() => done(HANG, `no status ${HANG_GRACE_MS} ms after the deadline`), this.deadlineMs + HANG_GRACE_MS);
       const done = (code: number, details = '') => {
         if (settled) return;
         settled = true;
+        clearTimeout(watchdog);
         resolve({ code, details, inBand });
       };
       const onUpdate = (u: FindGameUpdate) => {
@@ -79,6 +91,24 @@ export class FuzzCaseRunner {
           call.on('error', fail).on('end', () => done(status.OK));
           for (const m of c.messages) call.write(m);
           call.end();
+          return;
+        }
+        case 'deaf': {
+          // Sends everything without reading a reply, then waits out the deadline: the server may
+          // end the stream (any clean status) or leave it open; either way the client then cancels.
+          const call = this.deaf.open(c.path, { read: false });
+          const bytes = Buffer.concat(Array.from({ length: c.repeat }, () => c.messages.map((m) => frame(m))).flat());
+          void write(call.stream, bytes);
+          const timer = setTimeout(() => {
+            call.stream.close();
+            done(status.OK);
+          }, Math.max(0, deadline - Date.now()));
+          void call.ended.then((end) => {
+            clearTimeout(timer);
+            call.stream.close();
+            if (end.grpcStatus !== undefined) done(end.grpcStatus, end.grpcMessage);
+            else done(end.rstCode === 11 ? status.RESOURCE_EXHAUSTED : status.CANCELLED, `RST_STREAM ${end.rstCode}`);
+          });
           return;
         }
         case 'raw': {

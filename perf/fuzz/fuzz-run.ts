@@ -5,7 +5,7 @@ import type { GameServerConnection } from '../../test/support/game-server-connec
 import { fuzzCase, type FuzzCase } from '../../test/fuzz/arbitraries.js';
 import { TestCoordinator } from '../../test/integration/harness.js';
 import { findCollector } from '../complexity/gc.js';
-import { caseJson, FuzzCaseRunner, type CaseOutcome } from './fuzz-case-runner.js';
+import { caseJson, FuzzCaseRunner, HANG, type CaseOutcome } from './fuzz-case-runner.js';
 
 export const FUZZ_YAML = `
 placement: { policy: fill, createTimeoutMs: 1000, maxQueuedPerFactory: 1000, ticketTtlSeconds: 3600 }
@@ -53,7 +53,7 @@ export interface FuzzReport {
 }
 
 const BAD = new Set<number>([status.UNKNOWN, status.INTERNAL]);
-const codeName = (code: number) => status[code] ?? String(code);
+const codeName = (code: number) => (code === HANG ? 'HANG' : (status[code] ?? String(code)));
 
 /**
  * Defects found and reported but not yet fixed, counted apart so the suite still fails on anything
@@ -66,6 +66,7 @@ export const KNOWN_DEFECTS: readonly { readonly name: string; readonly matches: 
 export function judge(c: FuzzCase, outcome: CaseOutcome): string[] {
   const problems: string[] = [];
   if (KNOWN_DEFECTS.some((k) => k.matches(c, outcome))) return problems;
+  if (outcome.code === HANG) problems.push(`${c.kind}: hung (${outcome.details})`);
   if (BAD.has(outcome.code)) problems.push(`${c.kind}: ended ${codeName(outcome.code)} (${outcome.details})`);
   for (const x of outcome.inBand) {
     if (x.code !== undefined && BAD.has(x.code)) problems.push(`${c.kind}: ticket error ${codeName(x.code)} (${x.reason})`);

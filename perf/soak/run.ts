@@ -6,7 +6,7 @@ import { runSoak, type SoakReport } from './soak-run.js';
 /** `npm run soak -- --minutes 10`: memory over time (SVG), slopes and p99 per minute (JSON). */
 const opts = new Command()
   .option('--minutes <n>', 'how long to drive the load', '10')
-  .option('--load <fraction>', 'fraction of the measured maximum rate', '0.8')
+  .option('--load <fraction>', 'fraction of the measured maximum rate (half: sustained, not a burst)', '0.5')
   .option('--servers <n>', 'fake game servers per segment', '8')
   .option('--segment-seconds <n>', 'servers join and leave every this many seconds', '30')
   .option('--out <dir>', 'where the chart and report go', 'perf/results/soak')

@@ -18,7 +18,7 @@ factories:
 
 export interface SoakOptions {
   readonly minutes: number;
-  /** Fraction of the measured maximum rate to drive (issue 14: 0.8). */
+  /** Fraction of the measured maximum rate to drive (0.5 by default: a sustained load, not a burst). */
   readonly load: number;
   /** Tickets for the maximum-rate measurement. */
   readonly probeTickets: number;

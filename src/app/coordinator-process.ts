@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from './random-ids.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
 import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
@@ -121,7 +121,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     now,
     timers: realTimers,
     log: options.log,
-    newId: randomUUID,
+    newId: randomId,
     random: Math.random,
     ratings,
     workers,
@@ -154,7 +154,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     : undefined;
   const currentCore = (): CoreHost | undefined => host ?? node?.core();
   // Recording sits in front of the core like the transport: it sees what the core accepted.
-  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
+  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, runningConfig, now);
   recorder?.attach(environment.events);
   const commands: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
   const view: CoordinatorView = host?.view ?? node!.view;
@@ -217,6 +217,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     onCallEnded: options.onCallEnded,
     credentials: security?.credentials,
     maxMessageBytes: options.config.limits?.maxMessageBytes,
+    maxUnreadBytesPerStream: options.config.limits?.maxUnreadBytesPerStream,
     onLimit: (limit) => metrics.limitHit(limit),
     // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
     extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],

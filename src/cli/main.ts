@@ -72,7 +72,13 @@ program
       process.exitCode = 2;
       return;
     }
-    let running;
+    // SIGHUP reads the config file again (applied whole or refused whole, logged, counted in /metrics).
+    // Until the process runs there is nothing to reload, and the default action would end it.
+    let running: Awaited<ReturnType<typeof startCoordinatorProcess>> | undefined;
+    process.on('SIGHUP', () => {
+      if (running) running.reloadConfig('SIGHUP');
+      else log.warn({ signal: 'SIGHUP' }, 'not started yet: nothing to reload');
+    });
     try {
       running = await startCoordinatorProcess({
         config,
@@ -113,8 +119,6 @@ program
       hard.unref();
       void running.drain(signal).then(() => process.exit(0));
     };
-    // SIGHUP reads the config file again: applied whole, or refused whole (logged, counted in /metrics).
-    process.on('SIGHUP', () => running.reloadConfig('SIGHUP'));
     process.on('SIGINT', () => onSignal('SIGINT'));
     process.on('SIGTERM', () => onSignal('SIGTERM'));
   });

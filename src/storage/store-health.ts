@@ -79,15 +79,20 @@ let guarded = false;
 
 /**
  * Reports each unhandled rejection from LMDB's commit machinery to the listeners (the open
- * stores) instead of letting it end the process; any other unhandled rejection is rethrown, which
- * ends the process as Node's default would. Installed once per process, by the first store opened.
+ * stores) instead of letting it end the process; any other unhandled rejection still ends the
+ * process as Node's default would. Installed once per process, by the first store opened.
  */
 export function onStrayLmdbFailure(handler: (error: Error) => void): () => void {
   if (!guarded) {
     guarded = true;
     process.on('unhandledRejection', (reason) => {
-      if (!isLmdbCommitFailure(reason)) throw reason;
-      for (const h of strayHandlers) h(reason as Error);
+      if (isLmdbCommitFailure(reason)) {
+        for (const h of strayHandlers) h(reason as Error);
+        return;
+      }
+      // Anyone else's: left to another listener if there is one (a test runner), else the
+      // process ends as Node's default would.
+      if (process.listenerCount('unhandledRejection') === 1) throw reason;
     });
   }
   strayHandlers.add(handler);

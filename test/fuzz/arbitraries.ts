@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { AttributeValue } from '../../src/generated/gamefactory/v1/attributes.js';
-import type { ServerMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
-import type { CancelFindRequest, FindGameRequest, FindGamesRequest, QueryStatsRequest } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import { ServerMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
+import { FindGamesRequest, type CancelFindRequest, type FindGameRequest, type QueryStatsRequest } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 /**
  * fast-check arbitraries for every RPC's request and for game-server link sequences (issue 14):
@@ -87,6 +87,16 @@ export const findGamesRequest: fc.Arbitrary<FindGamesRequest> = fc.oneof(
   fc.record({ request: fc.record({ $case: fc.constant('find' as const), value: findGameRequest }) }),
   fc.record({ request: fc.record({ $case: fc.constant('cancel' as const), value: cancelFindRequest }) }),
   fc.constant({}),
+  // Batched finds and cancels in one message, sometimes past the batch limit.
+  fc.record({
+    request: fc.record({
+      $case: fc.constant('batch' as const),
+      value: fc.record({
+        finds: fc.oneof({ weight: 5, arbitrary: fc.array(findGameRequest, { maxLength: 16 }) }, { weight: 1, arbitrary: fc.array(validFind, { minLength: 1025, maxLength: 1030 }) }),
+        cancels: fc.array(cancelFindRequest, { maxLength: 8 }),
+      }),
+    }),
+  }),
 );
 
 export const queryStatsRequest: fc.Arbitrary<QueryStatsRequest> = fc.record({
@@ -139,12 +149,19 @@ export const serverMessage: fc.Arbitrary<ServerMessage> = fc.oneof(
   fc.constant({}),
 );
 
+/** Reports batched in one ServerBatch, nested batches and over-long ones included. */
+const batchedReports: fc.Arbitrary<ServerMessage> = event(
+  'batch',
+  fc.record({ events: fc.oneof({ weight: 5, arbitrary: fc.array(serverMessage, { maxLength: 24 }) }, { weight: 1, arbitrary: fc.array(event('batch', fc.record({ events: fc.array(serverMessage, { maxLength: 3 }) })), { maxLength: 3 }) }) }),
+);
+
 /**
  * A stream's messages: usually a hello first then reports in any order (join before create, end
  * twice, results for games that are not this server's); sometimes no hello at all.
  */
 export const linkSequence: fc.Arbitrary<ServerMessage[]> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(event('hello', hello), fc.array(serverMessage, { maxLength: 12 })).map(([h, rest]) => [h, ...rest]) },
+  { weight: 2, arbitrary: fc.tuple(event('hello', hello), fc.array(batchedReports, { minLength: 1, maxLength: 4 })).map(([h, rest]) => [h, ...rest]) },
   { weight: 1, arbitrary: fc.array(serverMessage, { minLength: 1, maxLength: 6 }) },
   {
     weight: 2,
@@ -174,7 +191,17 @@ export type FuzzCase =
   | { kind: 'cancelFind'; request: CancelFindRequest }
   | { kind: 'queryStats'; request: QueryStatsRequest }
   | { kind: 'link'; messages: ServerMessage[] }
-  | { kind: 'raw'; path: (typeof RAW_PATHS)[number]; bytes: Uint8Array };
+  | { kind: 'raw'; path: (typeof RAW_PATHS)[number]; bytes: Uint8Array }
+  /** A peer that sends and never reads its replies (a raw HTTP/2 stream beside the others on one connection). */
+  | { kind: 'deaf'; path: (typeof DEAF_PATHS)[number]; messages: Uint8Array[]; repeat: number };
+
+export const DEAF_PATHS = ['/gamefactory.v1.Matchmaker/FindGames', '/gamefactory.v1.GameServerLink/Connect'] as const;
+
+/** Encoded messages for a deaf peer: link sequences or FindGames requests, sent `repeat` times over. */
+const deafCase = fc.oneof(
+  linkSequence.map((messages) => ({ path: DEAF_PATHS[1], messages: messages.map((m) => ServerMessage.encode(m).finish()) })),
+  fc.array(findGamesRequest, { minLength: 1, maxLength: 6 }).map((requests) => ({ path: DEAF_PATHS[0], messages: requests.map((r) => FindGamesRequest.encode(r).finish()) })),
+);
 
 export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
   { weight: 4, arbitrary: findGameRequest.map((request) => ({ kind: 'findGame' as const, request })) },
@@ -183,4 +210,5 @@ export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
   { weight: 1, arbitrary: queryStatsRequest.map((request) => ({ kind: 'queryStats' as const, request })) },
   { weight: 3, arbitrary: linkSequence.map((messages) => ({ kind: 'link' as const, messages })) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('raw' as const), path: fc.constantFrom(...RAW_PATHS), bytes: fc.uint8Array({ maxLength: 200 }) }) },
+  { weight: 1, arbitrary: fc.tuple(deafCase, fc.integer({ min: 1, max: 200 })).map(([d, repeat]) => ({ kind: 'deaf' as const, ...d, repeat })) },
 );

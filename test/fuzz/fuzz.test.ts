@@ -12,7 +12,7 @@ describe('fuzzing every RPC and the game-server link', () => {
     expect(report.defects.map((d) => d.problem)).toEqual([]);
     expect(report.runs).toBe(10_000);
     // Every case kind ran, and most cases were refused for a reason or served.
-    expect(Object.keys(report.codes).sort()).toEqual(['cancelFind', 'findGame', 'findGames', 'link', 'queryStats', 'raw']);
+    expect(Object.keys(report.codes).sort()).toEqual(['cancelFind', 'deaf', 'findGame', 'findGames', 'link', 'queryStats', 'raw']);
     // Games end as they fill and refused tickets hold nothing: the heap may grow a little, not with the case count.
     expect(report.heapMb.after - report.heapMb.before).toBeLessThan(64);
     console.log(`fuzz: ${JSON.stringify({ codes: report.codes, known: report.known, heapMb: report.heapMb, coordinator: report.coordinator, ms: report.durationMs })}`);

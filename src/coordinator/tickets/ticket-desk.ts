@@ -102,16 +102,17 @@ export class TicketDesk {
     const now = this.ctx.now();
     this.creations.recordDemand(name);
     const createdAt = restored?.record.createdAt ?? now;
+    const playerIds = request.party.map((p) => p.playerId);
     const ticket = this.book.open(
       {
         id: request.ticketId,
         request,
         // The factory's own copy of its name: one string for all its tickets, not one each.
         factory: runtime?.identity.name ?? name,
-        playerIds: request.party.map((p) => p.playerId),
+        playerIds,
         createdAt,
         arrival: restored ? restored.record.arrival : ++this.lastArrival,
-        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, playerIds),
       },
       runtime ? 'pooled' : 'parked',
       listener,

@@ -8,6 +8,7 @@ export type LimitName =
   | 'maxStreamsPerPeer'
   | 'maxTicketsInFlightPerStream'
   | 'maxMessageBytes'
+  | 'maxUnreadBytesPerStream'
   | 'idleStreamTimeoutMs';
 
 /** Every time a limit refuses or closes something; the metrics adapter counts these by `limit`. */

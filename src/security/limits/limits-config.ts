@@ -43,6 +43,13 @@ export const limitsSchema = z
     maxTicketsInFlightPerStream: z.number().int().min(1).max(10_000_000).default(10_000),
     /** Bytes of one gRPC message, both directions. */
     maxMessageBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(LIMITS.maxMessageBytes),
+    /**
+     * Bytes of orders and rejections a game server may leave unread on its link before it is ended:
+     * the link is read whatever the server reads (keepalives must get through), so a server that keeps
+     * sending but stops reading would grow memory without bound. Matchmaker streams need no such cap:
+     * they stop reading a client's requests while it does not read its updates.
+     */
+    maxUnreadBytesPerStream: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
     /** A Matchmaker stream with no message either way for this long is closed (the link has its keepalive). */
     idleStreamTimeoutMs: z.number().int().min(1000).max(86_400_000).default(600_000),
     /** Peers whose counters are kept; beyond it the longest-idle peer without streams is forgotten. */
@@ -54,6 +61,7 @@ export const limitsSchema = z
     maxStreamsPerPeer: 32,
     maxTicketsInFlightPerStream: 10_000,
     maxMessageBytes: LIMITS.maxMessageBytes,
+    maxUnreadBytesPerStream: 4 * 1024 * 1024,
     idleStreamTimeoutMs: 600_000,
     maxTrackedPeers: 100_000,
   });

@@ -3,10 +3,10 @@ import type { CoordinatorCommands } from '../../coordinator/edges/index.js';
 import type { ServerChannel } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
-import type { CoordinatorMessage, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
+import { CoordinatorMessage, type ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
 import { asMatchmakingError } from './status.js';
-import { StreamLifecycle } from './stream-lifecycle.js';
+import { StreamLifecycle, type UnreadLimit } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 
 export interface GameServerLinkOptions {
@@ -14,7 +14,11 @@ export interface GameServerLinkOptions {
   readonly now: () => number;
   readonly log: Log;
   readonly onRejected?: (reason: string) => void;
+  /** Replies a server may leave unread before its stream is ended. */
+  readonly unread?: Omit<UnreadLimit, 'sizeOf'>;
 }
+
+const orderSize = (message: CoordinatorMessage) => CoordinatorMessage.encode(message).finish().length;
 
 /** A server silent for this many keepalive intervals is gone. */
 const MISSED_KEEPALIVES = 3;
@@ -29,7 +33,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     let serverId: string | undefined;
     let lastHeard = options.now();
     let sequence = 0n;
-    const stream = new StreamLifecycle(call);
+    const stream = new StreamLifecycle(call, false, options.unread && { ...options.unread, sizeOf: orderSize });
     // A server whose hello accepts batches gets the orders of one tick in one message (one write instead of one per order).
     let outbox: TickOutbox<CoordinatorMessage> | undefined;
     const write = (message: CoordinatorMessage) => (outbox ? outbox.push(message) : stream.write(message));

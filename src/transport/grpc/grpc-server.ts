@@ -23,6 +23,7 @@ import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js'
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
 import { connectHandler } from './game-server-link.js';
+import { DEFAULT_MAX_UNREAD_BYTES } from './stream-lifecycle.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
@@ -54,8 +55,10 @@ export interface GrpcServerOptions {
   readonly credentials?: ServerCredentials;
   /** limits.maxMessageBytes: the one message-size setting, both directions. */
   readonly maxMessageBytes?: number;
-  /** A limit refused a message (counted by the metrics). */
-  readonly onLimit?: (limit: 'maxMessageBytes', peer: string) => void;
+  /** A limit refused a message or ended a stream (counted by the metrics). */
+  readonly onLimit?: (limit: 'maxMessageBytes' | 'maxUnreadBytesPerStream', peer: string) => void;
+  /** limits.maxUnreadBytesPerStream: replies a peer may leave unread before its stream ends. */
+  readonly maxUnreadBytesPerStream?: number;
   /** Raw interceptors after the gates (the security interceptor). */
   readonly extra?: readonly ServerInterceptor[];
   /** Admin.Drain was called (its role is checked by the chain): the process drains and exits. */
@@ -108,6 +111,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       unaryLimitMs: options.unaryLimitMs,
     }),
   });
+  const unread = { maxBytes: options.maxUnreadBytesPerStream ?? DEFAULT_MAX_UNREAD_BYTES, onExceeded: () => options.onLimit?.('maxUnreadBytesPerStream', '') };
   const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes);
   server.addService(tolerant(GameServerLinkService), {
     connect: connectHandler(options.commands, {
@@ -115,6 +119,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       now: options.now,
       log: options.log,
       onRejected: options.onServerMessageRejected,
+      unread,
     }),
   });
   server.addService(

@@ -1,8 +1,23 @@
 import type { ServerDuplexStream, ServerWritableStream } from '@grpc/grpc-js';
-import type { MatchmakingError } from '../../errors/index.js';
+import { MatchmakingError } from '../../errors/index.js';
 import { toServiceError } from './status.js';
 
 type OutboundStream<Out> = ServerWritableStream<unknown, Out> | ServerDuplexStream<unknown, Out>;
+
+/**
+ * How many bytes of replies a peer may leave unread before its stream is ended (a peer that
+ * keeps sending but stops reading would otherwise grow the coordinator's memory without bound).
+ */
+export interface UnreadLimit {
+  readonly maxBytes: number;
+  /** A reply's encoded size; asked only while replies are queued behind unread ones. */
+  readonly sizeOf: (message: never) => number;
+  /** The limit ended a stream (counted by the metrics). */
+  readonly onExceeded?: () => void;
+}
+
+/** Default of limits.maxUnreadBytesPerStream. */
+export const DEFAULT_MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
 /**
  * One server-side stream's life, in one place for every streaming method (FindGame, FindGames,
@@ -13,6 +28,8 @@ export class StreamLifecycle<Out> {
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly goneListeners: (() => void)[] = [];
+  /** Bytes written since the peer last had nothing unread. */
+  private unreadBytes = 0;
 
   constructor(
     private readonly call: OutboundStream<Out>,
@@ -22,15 +39,17 @@ export class StreamLifecycle<Out> {
      * (keepalives, confirmations) must be read whatever the order buffer holds.
      */
     private readonly pauseReadsWhenFull = false,
+    private readonly unread?: UnreadLimit,
   ) {
-    const gone = () => {
-      if (this.closed) return;
-      this.closed = true;
-      this.clearTimers();
-      for (const fn of this.goneListeners) fn();
-    };
-    call.on('cancelled', gone);
-    call.on('error', gone);
+    call.on('cancelled', () => this.gone());
+    call.on('error', () => this.gone());
+  }
+
+  private gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.clearTimers();
+    for (const fn of this.goneListeners) fn();
   }
 
   get open(): boolean {
@@ -48,6 +67,12 @@ export class StreamLifecycle<Out> {
    */
   write(message: Out): void {
     if (this.closed) return;
+    if (this.unread) {
+      // Counted only while earlier replies are still queued: a peer that reads keeps this at 0.
+      if (this.call.writableLength === 0) this.unreadBytes = 0;
+      else this.unreadBytes += this.unread.sizeOf(message as never);
+      if (this.unreadBytes > this.unread.maxBytes) return this.abort();
+    }
     if (!this.call.write(message) && this.pauseReadsWhenFull && 'pause' in this.call && !this.call.isPaused()) {
       const duplex = this.call;
       duplex.pause();
@@ -62,6 +87,18 @@ export class StreamLifecycle<Out> {
     this.clearTimers();
     if (error) this.call.emit('error', toServiceError(error));
     else this.call.end();
+  }
+
+  /**
+   * The peer left more than the limit unread: the stream ends with RESOURCE_EXHAUSTED (the
+   * transport resets it if the status cannot get through either) and everything that depended on
+   * it is told it is gone, as if the peer had cancelled.
+   */
+  private abort(): void {
+    const limit = this.unread!;
+    limit.onExceeded?.();
+    this.call.emit('error', toServiceError(new MatchmakingError('RESOURCE_EXHAUSTED', `limit maxUnreadBytesPerStream: ${this.unreadBytes} bytes of replies left unread (at most ${limit.maxBytes}); stream closed`)));
+    this.gone();
   }
 
   /** Runs `fn` every `ms` while the stream is open (keepalives); stopped with the stream. */
