@@ -186,11 +186,12 @@ export class TicketDesk {
     return this.awaiting.on(serverId);
   }
 
-  /** The server tickets waited for is back: those whose game it re-announced get it, the others go on as new. */
+  /**
+   * The server tickets waited for is back: those whose game it re-announced get it, the others go
+   * on as new, by arrival (their creation was in flight: ahead of those still in line).
+   */
   serverBack(serverId: string, assignments: ReadonlyMap<string, Assignment>): void {
-    // In their original order, not their retries': they go on with the places they had.
-    const back = this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival);
-    for (const { ticket } of back) {
+    for (const { ticket } of this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival)) {
       this.awaiting.remove(ticket.id);
       this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
       const assignment = assignments.get(ticket.id);
