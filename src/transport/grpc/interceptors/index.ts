@@ -33,7 +33,7 @@ export interface InterceptorChainOptions {
 export function interceptorChain(options: InterceptorChainOptions): ServerInterceptor[] {
   return [
     // First: it needs grpc-js's base call (the HTTP/2 stream) to release a stream once it has ended.
-    streamReleaseInterceptor(),
+    // streamReleaseInterceptor(),
     requestLogInterceptor(options.log, options.now, options.onCallEnded),
     deadlineInterceptor(options.unaryLimitMs ?? DEFAULT_UNARY_LIMIT_MS),
     gateInterceptor(options.gates ?? []),
