@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 
 export interface ServerChild {
   readonly port: number;
+  readonly pid: number;
   /** User + system CPU time of the child so far, in µs. */
   cpuMicros(): number;
   /** Resident set size of the child now, in bytes. */
@@ -18,11 +19,11 @@ export interface ServerChild {
 const CLOCK_TICKS_PER_SECOND = 100; // Linux USER_HZ
 
 /**
- * Runs `node --import tsx <args>` and waits for a stdout line that `portOf` finds a port in.
+ * Runs `node [nodeArgs] --import tsx <args>` and waits for a stdout line that `portOf` finds a port in.
  * Linux only (/proc), as the bench machine is.
  */
-export async function startServerChild(args: readonly string[], portOf: (line: string) => number | undefined): Promise<ServerChild> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startServerChild(args: readonly string[], portOf: (line: string) => number | undefined, nodeArgs: readonly string[] = []): Promise<ServerChild> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -34,6 +35,7 @@ export async function startServerChild(args: readonly string[], portOf: (line: s
   const pid = child.pid!;
   return {
     port,
+    pid,
     cpuMicros() {
       // Fields after the command name: utime is the 12th, stime the 13th (0-based from state).
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from './random-ids.js';
 import { LocalDelivery, PlayerClaims } from '../cluster/in-process/index.js';
 import type { OrderDelivery, PlayerIndex } from '../cluster/ports.js';
 import type { SliceSolver } from '../competitive/index.js';
@@ -62,7 +62,7 @@ export function coreEnvironment(
     now: partial.now,
     timers: partial.timers,
     log: partial.log,
-    newId: partial.newId ?? randomUUID,
+    newId: partial.newId ?? randomId,
     random: partial.random ?? Math.random,
     ratings: partial.ratings ?? new InMemoryRatingStore(ladderStanding(ratedLadders(config.ladders))),
     workers: partial.workers,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from './random-ids.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
 import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
@@ -15,6 +15,7 @@ import { checkDataDirectory } from '../storage/data-directory/check-data-directo
 import type { RatingStore } from '../ratings/rating-store.js';
 import { openSharedRatings } from '../redis/ratings/index.js';
 import { startRedisNode } from '../redis/relay/redis-node.js';
+import { startShardedNode } from '../redis/shards/sharded-node.js';
 import { startGrpcServer, type ReloadAnswer } from '../transport/grpc/grpc-server.js';
 import type { CallGate, CallRecord } from '../transport/grpc/interceptors/index.js';
 import { AdminService } from '../generated/gamefactory/v1/admin.js';
@@ -52,6 +53,8 @@ export interface ProcessOptions {
   readonly onDrained?: () => void;
   /** `--redis`: join the cluster sharing this Redis (src/redis/relay); absent, one process on LMDB. */
   readonly redis?: string;
+  /** With `redis`: one matcher owner relaying for all (default), or shards of factories owned across the nodes. */
+  readonly clusterMode?: 'relay' | 'sharded';
   /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
   readonly record?: string;
   /** The file `config` was read from: SIGHUP and Admin.ReloadConfig read it again. No reload without it. */
@@ -121,7 +124,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     now,
     timers: realTimers,
     log: options.log,
-    newId: randomUUID,
+    newId: randomId,
     random: Math.random,
     ratings,
     workers,
@@ -150,11 +153,16 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const restored = options.redis ? [] : store.tickets.loadAll();
   const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
   const node = options.redis
-    ? await startRedisNode({ url: options.redis, config: options.config, log: options.log, build: (place) => buildCore(runningConfig(), environment, place) })
+    ? await (options.clusterMode === 'sharded' ? startShardedNode : startRedisNode)({
+        url: options.redis,
+        config: options.config,
+        log: options.log,
+        build: (place) => buildCore(runningConfig(), environment, place),
+      })
     : undefined;
   const currentCore = (): CoreHost | undefined => host ?? node?.core();
   // Recording sits in front of the core like the transport: it sees what the core accepted.
-  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, options.config, now);
+  const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, runningConfig, now);
   recorder?.attach(environment.events);
   const commands: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
   const view: CoordinatorView = host?.view ?? node!.view;

@@ -147,9 +147,9 @@ export class CoreHost implements CoordinatorCommands {
     try {
       switch (effect.kind) {
         case 'update':
-          return effect.listener.update(effect.update);
+          return effect.listener.update(effect.update, effect.ticketId);
         case 'fail':
-          return effect.listener.fail(effect.error);
+          return effect.listener.fail(effect.error, effect.ticketId);
         case 'order':
           parts.orders.deliver(effect.serverId, { orderId: effect.orderId, order: effect.order });
           return;

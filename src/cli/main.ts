@@ -25,6 +25,12 @@ program
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
   .addOption(new Option('--redis <url>', 'join a cluster of nodes sharing this Redis: redis://host:port or redis-cluster://host:port,...').env('GAMEFACTORY_REDIS'))
   .addOption(
+    new Option('--cluster-mode <mode>', 'with --redis: relay (one matcher owner) or sharded (every node owns its share of the shards of factories; experimental)')
+      .env('GAMEFACTORY_CLUSTER_MODE')
+      .choices(['relay', 'sharded'])
+      .default('relay'),
+  )
+  .addOption(
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
   )
   .addOption(new Option('--log-level <level>', 'pino log level').env('GAMEFACTORY_LOG_LEVEL').default('info'))
@@ -42,7 +48,7 @@ program
       'GAMEFACTORY_RECORD',
     ),
   )
-  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
+  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -72,7 +78,13 @@ program
       process.exitCode = 2;
       return;
     }
-    let running;
+    // SIGHUP reads the config file again (applied whole or refused whole, logged, counted in /metrics).
+    // Until the process runs there is nothing to reload, and the default action would end it.
+    let running: Awaited<ReturnType<typeof startCoordinatorProcess>> | undefined;
+    process.on('SIGHUP', () => {
+      if (running) running.reloadConfig('SIGHUP');
+      else log.warn({ signal: 'SIGHUP' }, 'not started yet: nothing to reload');
+    });
     try {
       running = await startCoordinatorProcess({
         config,
@@ -81,6 +93,7 @@ program
         dataDir: opts.data,
         log,
         redis: opts.redis,
+        clusterMode: opts.clusterMode,
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),
@@ -113,8 +126,6 @@ program
       hard.unref();
       void running.drain(signal).then(() => process.exit(0));
     };
-    // SIGHUP reads the config file again: applied whole, or refused whole (logged, counted in /metrics).
-    process.on('SIGHUP', () => running.reloadConfig('SIGHUP'));
     process.on('SIGINT', () => onSignal('SIGINT'));
     process.on('SIGTERM', () => onSignal('SIGTERM'));
   });

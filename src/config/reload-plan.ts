@@ -1,6 +1,6 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
 import { displayValue } from '../attributes/attribute-value.js';
-import type { CoordinatorConfig, FactoryTemplate } from './config.js';
+import type { CoordinatorConfig, FactoryTemplate, PlacementSettings } from './config.js';
 import { sameValue } from './same-value.js';
 
 /** A live factory of the running config: its template's name and its partition (one value per axis). */
@@ -37,7 +37,7 @@ const READ_AT_START: readonly { readonly path: string; readonly get: (c: Coordin
  * What may change live: templates added; templates removed or changed while none of their
  * factories is live; for a live template, the allowed values of an axis (added, or removed when no
  * live factory has them) and every competitive setting except `teams`, `teamSize` and `ladder`;
- * `placement.createTimeoutMs`, `maxQueuedPerFactory`, `maxPooledPerFactory` and `ticketTtlSeconds`. Everything else needs
+ * every `placement` setting but the policy. Everything else needs
  * the template's factories gone (their servers left) or a restart; see docs/configuration.md.
  */
 export function planReload(current: CoordinatorConfig, next: CoordinatorConfig, live: readonly LiveFactory[]): ReloadPlan {
@@ -46,12 +46,20 @@ export function planReload(current: CoordinatorConfig, next: CoordinatorConfig, 
   for (const setting of READ_AT_START) {
     if (!sameValue(setting.get(current), setting.get(next))) problems.push(`${setting.path}: cannot change live (${setting.why}); restart to change it`);
   }
-  for (const key of ['createTimeoutMs', 'maxQueuedPerFactory', 'ticketTtlMs'] as const) {
-    const [was, now] = [current.placement[key], next.placement[key]];
-    if (was !== now) changes.push(key === 'ticketTtlMs' ? `placement.ticketTtlSeconds: ${was / 1000} -> ${now / 1000} (tickets from now on)` : `placement.${key}: ${was} -> ${now}`);
+  // A top-level section this plan does not know is read at start until shown otherwise.
+  const known = new Set(['templates', 'placement', ...READ_AT_START.map((r) => r.path.split('.')[0]!)]);
+  for (const key of new Set([...Object.keys(current), ...Object.keys(next)])) {
+    if (known.has(key)) continue;
+    const [was, now] = [(current as unknown as Record<string, unknown>)[key], (next as unknown as Record<string, unknown>)[key]];
+    if (!sameValue(was, now)) problems.push(`${key}: cannot change live; restart to change it`);
   }
-  if (current.placement.maxPooledPerFactory !== next.placement.maxPooledPerFactory) {
-    changes.push(`placement.maxPooledPerFactory: ${current.placement.maxPooledPerFactory} -> ${next.placement.maxPooledPerFactory}`);
+  // Placement settings other than the policy are read where they are used: live from the next find or creation.
+  for (const key of new Set([...Object.keys(current.placement), ...Object.keys(next.placement)]) as Set<keyof PlacementSettings>) {
+    if (key === 'policy') continue;
+    const [was, now] = [current.placement[key], next.placement[key]];
+    if (sameValue(was, now)) continue;
+    if (key === 'ticketTtlMs') changes.push(`placement.ticketTtlSeconds: ${Number(was) / 1000} -> ${Number(now) / 1000} (tickets from now on)`);
+    else changes.push(`placement.${key}: ${String(was ?? 'default')} -> ${String(now ?? 'default')}`);
   }
 
   const liveByTemplate = new Map<string, LiveFactory[]>();
@@ -73,8 +81,8 @@ export function planReload(current: CoordinatorConfig, next: CoordinatorConfig, 
     problems.push(...differences.problems.map((p) => `factories[${was.name}].${p}`));
     if (differences.changed.length > 0) changes.push(`template "${was.name}": ${differences.changed.join(', ')} changed`);
   }
-  const known = new Set(current.templates.map((t) => t.name));
-  for (const t of next.templates) if (!known.has(t.name)) changes.push(`template "${t.name}" added`);
+  const running = new Set(current.templates.map((t) => t.name));
+  for (const t of next.templates) if (!running.has(t.name)) changes.push(`template "${t.name}" added`);
 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, changes };
 }

@@ -137,7 +137,11 @@ export type TicketUpdate =
 
 /** Where a ticket's progress goes: one FindGame stream, or one ticket on a FindGames stream. */
 export interface TicketListener {
-  update(update: TicketUpdate): void;
+  /**
+   * `ticketId` lets one listener serve many tickets (a FindGames stream): one object per stream
+   * instead of a closure pair per waiting ticket.
+   */
+  update(update: TicketUpdate, ticketId: string): void;
   /** The ticket ended without an assignment (cancelled, expired, its factory gone...). */
-  fail(error: MatchmakingError): void;
+  fail(error: MatchmakingError, ticketId: string): void;
 }

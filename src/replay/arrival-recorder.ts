@@ -31,7 +31,8 @@ export class ArrivalRecorder {
 
   constructor(
     path: string,
-    private readonly config: CoordinatorConfig,
+    /** The configuration running now (a live reload may change which templates are competitive). */
+    private readonly config: () => CoordinatorConfig,
     private readonly now: () => number,
   ) {
     this.out = createWriteStream(path, { flags: 'w' });
@@ -74,7 +75,8 @@ export class ArrivalRecorder {
   }
 
   private arrived(request: FindRequest): void {
-    const template = this.config.templates.find((t) => t.name === request.template) ?? (request.template === '' && this.config.templates.length === 1 ? this.config.templates[0] : undefined);
+    const { templates } = this.config();
+    const template = templates.find((t) => t.name === request.template) ?? (request.template === '' && templates.length === 1 ? templates[0] : undefined);
     if (template?.strategy.kind !== 'competitive') return;
     if (this.recorded.has(request.ticketId)) return; // a resumed ticket arrived once
     if (request.party.some((p) => p.score === undefined)) {

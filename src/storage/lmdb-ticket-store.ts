@@ -5,22 +5,32 @@ import type { PlacedRecord } from '../coordinator/tickets/ticket-record.js';
 import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 import { withCommitCause } from './store-health.js';
 
-/** A FindRequest as plain data: maps become entry lists. */
+/**
+ * A FindRequest as plain data: maps become entry lists. Compact since records are kept per waiting
+ * ticket (LMDB's pages count in the process's RSS): the ticket id is the key only, empty lists and
+ * absent numbers are left out, and an owner whose party is the ticket's party does not repeat it.
+ * Records written before (every field present) read the same.
+ */
 interface StoredTicket {
-  readonly request: Omit<FindRequest, 'partition' | 'matchable' | 'latenciesMs' | 'party' | 'softAttributes'> & {
+  readonly request: Omit<FindRequest, 'ticketId' | 'partition' | 'matchable' | 'latenciesMs' | 'party' | 'preferredMaps' | 'vetoedMaps' | 'caller' | 'softAttributes'> & {
+    readonly ticketId?: string;
     readonly softAttributes?: [string, string][];
-    readonly party: { playerId: string; score: number | null }[];
+    readonly party: { playerId: string; score?: number | null }[];
     readonly partition: [string, string][];
-    readonly matchable: [string, string][];
-    readonly latenciesMs: [string, number][];
+    readonly matchable?: [string, string][];
+    readonly latenciesMs?: [string, number][];
+    readonly preferredMaps?: readonly string[];
+    readonly vetoedMaps?: readonly string[];
   };
   readonly createdAt: number;
   readonly arrival: number;
-  /** Who may cancel or resume it; absent in records written before it. */
-  readonly owner?: TicketOwner;
+  /** Who may cancel or resume it; absent in records written before it. No party: the ticket's. */
+  readonly owner?: Omit<TicketOwner, 'partyPlayerIds'> & { readonly partyPlayerIds?: readonly string[] };
   /** Where its game was ordered, while that was not confirmed. */
   readonly placed?: PlacedRecord;
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export type TicketWriteOp = 'save' | 'remove';
 
@@ -60,16 +70,17 @@ export class LmdbTicketStore implements TicketStore {
 
   save(record: TicketRecord): void {
     const r = record.request;
+    const owner = record.owner;
+    const playerIds = r.party.map((p) => p.playerId);
     this.write('save', r.ticketId, () => this.db.put(r.ticketId, {
       request: {
-        ticketId: r.ticketId,
         template: r.template,
-        party: r.party.map((p) => ({ playerId: p.playerId, score: p.score ?? null })),
+        party: r.party.map((p) => (p.score === undefined ? { playerId: p.playerId } : { playerId: p.playerId, score: p.score })),
         partition: [...r.partition],
-        matchable: [...r.matchable],
-        latenciesMs: [...r.latenciesMs],
-        preferredMaps: r.preferredMaps,
-        vetoedMaps: r.vetoedMaps,
+        ...(r.matchable.size > 0 && { matchable: [...r.matchable] }),
+        ...(r.latenciesMs.size > 0 && { latenciesMs: [...r.latenciesMs] }),
+        ...(r.preferredMaps.length > 0 && { preferredMaps: r.preferredMaps }),
+        ...(r.vetoedMaps.length > 0 && { vetoedMaps: r.vetoedMaps }),
         ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
         ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
         ...(r.location !== undefined && { location: r.location }),
@@ -77,7 +88,11 @@ export class LmdbTicketStore implements TicketStore {
       },
       createdAt: record.createdAt,
       arrival: record.arrival,
-      ...(record.owner ? { owner: { subject: record.owner.subject, role: record.owner.role, partyPlayerIds: [...record.owner.partyPlayerIds] } } : {}),
+      ...(owner && {
+        owner: sameList(owner.partyPlayerIds, playerIds)
+          ? { subject: owner.subject, role: owner.role }
+          : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] },
+      }),
       ...(record.placed ? { placed: { ...record.placed } } : {}),
     }));
   }
@@ -119,20 +134,25 @@ export class LmdbTicketStore implements TicketStore {
   /** Every stored ticket, oldest arrival first. */
   loadAll(): TicketRecord[] {
     const records: TicketRecord[] = [];
-    for (const { value } of this.db.getRange()) {
+    for (const { key, value } of this.db.getRange()) {
       const { softAttributes, ...r } = value.request;
+      const party = r.party.map((p) => ({ playerId: p.playerId, score: p.score ?? undefined }));
+      const owner = value.owner;
       records.push({
         request: {
           ...r,
-          party: r.party.map((p) => ({ playerId: p.playerId, score: p.score ?? undefined })),
+          ticketId: r.ticketId ?? key,
+          party,
           partition: new Map(r.partition),
-          matchable: new Map(r.matchable),
-          latenciesMs: new Map(r.latenciesMs),
+          matchable: new Map(r.matchable ?? []),
+          latenciesMs: new Map(r.latenciesMs ?? []),
+          preferredMaps: r.preferredMaps ?? [],
+          vetoedMaps: r.vetoedMaps ?? [],
           ...(softAttributes !== undefined && { softAttributes: new Map(softAttributes) }),
         },
         createdAt: value.createdAt,
         arrival: value.arrival,
-        ...(value.owner ? { owner: value.owner } : {}),
+        ...(owner ? { owner: { subject: owner.subject, role: owner.role, partyPlayerIds: owner.partyPlayerIds ?? party.map((p) => p.playerId) } } : {}),
         ...(value.placed ? { placed: value.placed } : {}),
       });
     }

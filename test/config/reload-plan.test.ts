@@ -87,6 +87,17 @@ describe('planReload', () => {
     ]);
   });
 
+  it('every placement setting but the policy changes live, the pool bound included', () => {
+    const next = BASE.replace('maxQueuedPerFactory: 100,', 'maxQueuedPerFactory: 100, maxPooledPerFactory: 5000,');
+    expect(plan(next)).toEqual({ ok: true, changes: ['placement.maxPooledPerFactory: 100000 -> 5000'] });
+  });
+
+  it('a top-level section it does not know is read at start: refused when it differs', () => {
+    const current = parseConfig(BASE);
+    const next = { ...current, experimental: { on: true } } as typeof current;
+    expect(planReload(current, next, [])).toEqual({ ok: false, problems: ['experimental: cannot change live; restart to change it'] });
+  });
+
   it('settings read at start are refused whatever is live, naming the restart', () => {
     const next = BASE.replace('policy: fill', 'policy: spread') + 'servers: { keepaliveIntervalMs: 1000 }\ngrpc: { keepaliveTimeMs: 60000 }\n';
     const result = plan(next, []);

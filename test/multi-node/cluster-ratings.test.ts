@@ -23,7 +23,7 @@ servers: { keepaliveIntervalMs: 1000 }
 ladders:
   - name: duel-ranked
     system: glicko2
-    minGameSeconds: 1
+    minGameSeconds: 0
 factories:
   - name: duel
     competitive:
@@ -79,7 +79,7 @@ describe.runIf(hasRedis || process.env.CI === 'true')('ratings in cluster mode',
     server.endGame(gameId);
     server.reportResult({ gameId, teams: [{ playerIds: ['pa'], rank: 0 }, { playerIds: ['pb'], rank: 1 }], durationSeconds: 60, leftEarly: [] });
     await eventually(() => server.resultAcks.some((ack) => ack.gameId === gameId), 10_000);
-    expect(server.resultAcks.find((ack) => ack.gameId === gameId)).toMatchObject({ applied: true });
+    expect(server.resultAcks.find((ack) => ack.gameId === gameId)).toMatchObject({ applied: true, reason: '' });
 
     const ratings = new RatingsClient(address(other), credentials.createInsecure());
     closers.push(() => ratings.close());

@@ -64,8 +64,12 @@ export class TicketStream implements TicketTransport {
     this.stream = stream;
     this.outbox = this.batch
       ? new TickBatch<Outgoing>((items) => {
-          const finds = items.flatMap((i) => ('find' in i ? [i.find] : []));
-          const cancels = items.flatMap((i) => ('cancel' in i ? [{ ticketId: i.cancel }] : []));
+          const finds: FindGameRequest[] = [];
+          const cancels: { ticketId: string }[] = [];
+          for (const i of items) {
+            if ('find' in i) finds.push(i.find);
+            else cancels.push({ ticketId: i.cancel });
+          }
           stream.write({ request: { $case: 'batch', value: { finds, cancels } } });
         })
       : undefined;

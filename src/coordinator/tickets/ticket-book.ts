@@ -15,6 +15,10 @@ type Fields = Omit<Ticket, 'state' | 'listener' | 'persisted'>;
 
 type Entry = { -readonly [K in keyof Ticket]: Ticket[K] };
 
+// The states without data are one object each for all tickets (states are never mutated).
+const PARKED: TicketState = Object.freeze({ kind: 'parked' });
+const POOLED: TicketState = Object.freeze({ kind: 'pooled' });
+
 /**
  * The one owner of tickets: every ticket, its state, its listener, whether it is stored. Nothing
  * else moves a ticket; a move from a state that does not allow it throws IllegalTicketMove instead
@@ -24,8 +28,19 @@ export class TicketBook {
   private readonly tickets = new Map<string, Entry>();
   private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
   private stopping = false;
+  /**
+   * The last placing state made: the tickets of one creation move together (joined, then queued
+   * at one position), so they share it instead of an object each.
+   */
+  private lastPlacing: Extract<TicketState, { kind: 'placing' }> | undefined;
 
   constructor(private readonly ctx: CoreContext) {}
+
+  private placing(creationId: string, position: number | undefined): TicketState {
+    const last = this.lastPlacing;
+    if (last?.creationId === creationId && last.position === position) return last;
+    return (this.lastPlacing = Object.freeze({ kind: 'placing', creationId, position }));
+  }
 
   get(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
@@ -65,7 +80,7 @@ export class TicketBook {
       createdAt: fields.createdAt,
       arrival: fields.arrival,
       owner: fields.owner,
-      state: { kind: initial },
+      state: initial === 'parked' ? PARKED : POOLED,
       listener,
       persisted,
     };
@@ -76,12 +91,12 @@ export class TicketBook {
 
   /** Back to (or still) waiting in its factory: a competitive game that fell apart, a parked ticket admitted. */
   pool(ticketId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled', 'placing'], { kind: 'pooled' });
+    return this.move(ticketId, ['parked', 'pooled', 'placing'], POOLED);
   }
 
   /** Joins a game creation. */
   place(ticketId: string, creationId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled'], { kind: 'placing', creationId, position: undefined });
+    return this.move(ticketId, ['parked', 'pooled'], this.placing(creationId, undefined));
   }
 
   /** Its creation waits in line at `position`. */
@@ -90,7 +105,7 @@ export class TicketBook {
     if (entry.state.kind !== 'placing' || entry.state.creationId !== creationId) {
       throw new IllegalTicketMove(ticketId, entry.state.kind, `queued in ${creationId}`);
     }
-    entry.state = { kind: 'placing', creationId, position };
+    entry.state = this.placing(creationId, position);
     return entry;
   }
 

@@ -102,16 +102,17 @@ export class TicketDesk {
     const now = this.ctx.now();
     this.creations.recordDemand(name);
     const createdAt = restored?.record.createdAt ?? now;
+    const playerIds = request.party.map((p) => p.playerId);
     const ticket = this.book.open(
       {
         id: request.ticketId,
         request,
         // The factory's own copy of its name: one string for all its tickets, not one each.
         factory: runtime?.identity.name ?? name,
-        playerIds: request.party.map((p) => p.playerId),
+        playerIds,
         createdAt,
         arrival: restored ? restored.record.arrival : ++this.lastArrival,
-        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, playerIds),
       },
       runtime ? 'pooled' : 'parked',
       listener,
@@ -187,7 +188,9 @@ export class TicketDesk {
 
   /** The server tickets waited for is back: those whose game it re-announced get it, the others go on as new. */
   serverBack(serverId: string, assignments: ReadonlyMap<string, Assignment>): void {
-    for (const { ticket } of this.awaiting.on(serverId)) {
+    // In their original order, not their retries': they go on with the places they had.
+    const back = this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival);
+    for (const { ticket } of back) {
       this.awaiting.remove(ticket.id);
       this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
       const assignment = assignments.get(ticket.id);

@@ -2,7 +2,7 @@ import { runScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead } from '../stream-reply.js';
 import type { NodeHeartbeat } from './node-heartbeat.js';
 import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
-import { relayKeys } from './relay-keys.js';
+import { relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One answer on this node's out stream, with its stream id (where reading goes on from). */
 export interface OutEntry {
@@ -45,6 +45,8 @@ export class RedisGatewayStore implements GatewayStore {
     private readonly reader: RedisClient,
     private readonly nodeId: string,
     private readonly heartbeat: NodeHeartbeat,
+    /** The single matcher's relay (default) or one shard's. */
+    private readonly keys: RelayKeys = relayKeys,
   ) {}
 
   get reachable(): boolean {
@@ -56,25 +58,25 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   async forwardFind(ticketId: string, message: InboxMessage): Promise<OutMessage | undefined> {
-    const kept = await runScript<string | null>(this.client, 'gfRelayFind', [relayKeys.assigned(ticketId), relayKeys.inbox], [encode(message)]);
+    const kept = await runScript<string | null>(this.client, 'gfRelayFind', [this.keys.assigned(ticketId), this.keys.inbox], [encode(message)]);
     return kept === null ? undefined : decode<OutMessage>(kept);
   }
 
   async send(message: InboxMessage): Promise<void> {
-    await this.client.xadd(relayKeys.inbox, '*', 'm', encode(message));
+    await this.client.xadd(this.keys.inbox, '*', 'm', encode(message));
   }
 
   async readAnswers(after: string, blockMs: number): Promise<OutEntry[]> {
-    const reply = await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', relayKeys.out(this.nodeId), after);
+    const reply = await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', this.keys.out(this.nodeId), after);
     return entriesOfRead(reply).map(([id, fields]) => ({ id, message: decode<OutMessage>(fields[1]!) }));
   }
 
   async trimAnswers(id: string): Promise<void> {
-    await this.client.xtrim(relayKeys.out(this.nodeId), 'MINID', id);
+    await this.client.xtrim(this.keys.out(this.nodeId), 'MINID', id);
   }
 
   fence(): Promise<string | null> {
-    return this.client.get(relayKeys.fence);
+    return this.client.get(this.keys.fence);
   }
 
   renewHeartbeat(): Promise<boolean> {
@@ -86,6 +88,6 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   async leave(): Promise<void> {
-    await Promise.all([this.client.del(relayKeys.out(this.nodeId)), this.heartbeat.stop()]);
+    await Promise.all([this.client.del(this.keys.out(this.nodeId)), this.heartbeat.stop()]);
   }
 }

@@ -119,6 +119,31 @@ export class MatcherSeat implements Answering {
     }
   }
 
+  /**
+   * Runs with a lease held by someone else (a shard's, kept by the ShardKeeper): restores the
+   * tickets, claims the previous owner's requests and reads the inbox until `letGo`.
+   */
+  async hold(token: number): Promise<void> {
+    if (this.token === token) return;
+    this.stepDown('a newer term');
+    this.auto = true;
+    await this.takeSeat(token);
+  }
+
+  /** The lease is gone or handed over: stop acting at once (writes in flight are refused by the fence). */
+  letGo(reason: string): void {
+    this.stepDown(reason);
+  }
+
+  /** On the lease's beat while holding a lease kept elsewhere: late requests of a stale owner, dead nodes' servers. */
+  async maintain(): Promise<void> {
+    const token = this.token;
+    if (token === undefined) return;
+    this.lastRenewed = this.options.now();
+    await this.claimIdle(token);
+    await this.dropLapsedNodes(token);
+  }
+
   /** Reads one batch of requests (waiting up to `blockMs`) and applies it; returns how many. */
   async step(blockMs: number): Promise<number> {
     const token = this.token;

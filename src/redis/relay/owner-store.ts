@@ -4,7 +4,7 @@ import type { RedisClient } from '../script-set.js';
 import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
 import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
-import { OWNER_GROUP, relayKeys } from './relay-keys.js';
+import { OWNER_GROUP, relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One request in the owner's inbox, with its stream id (what acknowledges it). */
 export interface InboxEntry {
@@ -62,12 +62,14 @@ export class RedisOwnerStore implements OwnerStore {
     private readonly lease: RedisFactoryLease,
     /** How long an assignment is kept for a client resuming on another node (the ticket TTL). */
     private readonly assignmentKeptMs: number,
+    private readonly keys: RelayKeys,
   ) {}
 
-  static async open(client: RedisClient, reader: RedisClient, nodeId: string, leaseMs: number, assignmentKeptMs: number): Promise<RedisOwnerStore> {
-    const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, () => ({ lease: relayKeys.lease, fence: relayKeys.fence }));
-    await createGroup(client);
-    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs);
+  /** `keys`: the single matcher's relay (default) or one shard's. */
+  static async open(client: RedisClient, reader: RedisClient, nodeId: string, leaseMs: number, assignmentKeptMs: number, keys: RelayKeys = relayKeys): Promise<RedisOwnerStore> {
+    const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, () => ({ lease: keys.lease, fence: keys.fence }));
+    await createGroup(client, keys);
+    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs, keys);
   }
 
   acquire(): Promise<LeaseAnswer> {
@@ -83,24 +85,24 @@ export class RedisOwnerStore implements OwnerStore {
   }
 
   async loadTickets(): Promise<TicketRecord[]> {
-    const all = await this.client.hgetall(relayKeys.tickets);
+    const all = await this.client.hgetall(this.keys.tickets);
     return Object.values(all).map((json) => decode(json) as unknown as TicketRecord);
   }
 
   async claimPending(minIdleMs: number, cursor: string) {
-    const [next, claimed] = (await this.client.call('XAUTOCLAIM', relayKeys.inbox, OWNER_GROUP, this.nodeId, minIdleMs, cursor, 'COUNT', 500)) as [string, StreamEntry[]];
+    const [next, claimed] = (await this.client.call('XAUTOCLAIM', this.keys.inbox, OWNER_GROUP, this.nodeId, minIdleMs, cursor, 'COUNT', 500)) as [string, StreamEntry[]];
     // A claimed entry deleted meanwhile comes back with no fields.
     return { next, entries: claimed.filter((e) => e[1] !== null).map(inboxEntry) };
   }
 
   async readInbox(count: number, blockMs: number): Promise<InboxEntry[]> {
     try {
-      const reply = await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.nodeId, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', relayKeys.inbox, '>');
+      const reply = await this.reader.call('XREADGROUP', 'GROUP', OWNER_GROUP, this.nodeId, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.keys.inbox, '>');
       return entriesOfRead(reply).map(inboxEntry);
     } catch (error) {
       // A Redis restarted without persistence lost the group with the stream: make it again.
       if (!(error as Error).message.startsWith('NOGROUP')) throw error;
-      await createGroup(this.client);
+      await createGroup(this.client, this.keys);
       return [];
     }
   }
@@ -124,30 +126,30 @@ export class RedisOwnerStore implements OwnerStore {
 
   /** One fenced script per write, each behind its typed shape (BullMQ's scripts.ts). */
   private add(multi: Multi, token: number, write: OwnerWrite): void {
-    const fence = relayKeys.fence;
+    const fence = this.keys.fence;
     switch (write.kind) {
       case 'answer': {
-        const out = relayKeys.out(write.node);
+        const out = this.keys.out(write.node);
         const message = encode(write.message);
         if (write.message.k === 'update' && write.message.update.kind === 'assigned') {
-          multi.gfRelayAssign!(fence, out, relayKeys.assigned(write.message.ticketId), token, message, OUT_KEPT_MS, this.assignmentKeptMs);
+          multi.gfRelayAssign!(fence, out, this.keys.assigned(write.message.ticketId), token, message, OUT_KEPT_MS, this.assignmentKeptMs);
         } else {
           multi.gfRelaySend!(fence, out, token, message, OUT_KEPT_MS);
         }
         return;
       }
       case 'record':
-        multi.gfRelayRecord!(fence, relayKeys.tickets, token, write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
+        multi.gfRelayRecord!(fence, this.keys.tickets, token, write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
         return;
       case 'ack':
-        if (write.entryIds.length > 0) multi.gfRelayAck!(fence, relayKeys.inbox, token, OWNER_GROUP, ...write.entryIds);
+        if (write.entryIds.length > 0) multi.gfRelayAck!(fence, this.keys.inbox, token, OWNER_GROUP, ...write.entryIds);
         return;
     }
   }
 }
 
-async function createGroup(client: RedisClient): Promise<void> {
-  await client.xgroup('CREATE', relayKeys.inbox, OWNER_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
+async function createGroup(client: RedisClient, keys: RelayKeys): Promise<void> {
+  await client.xgroup('CREATE', keys.inbox, OWNER_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
     if (!e.message.startsWith('BUSYGROUP')) throw e;
   });
 }

@@ -165,7 +165,7 @@ export class RelayGateway implements CoordinatorCommands {
   private fail(ticketId: string, error: MatchmakingError): void {
     const waiting = this.waiting.get(ticketId);
     this.waiting.delete(ticketId);
-    waiting?.listener.fail(error);
+    waiting?.listener.fail(error, ticketId);
   }
 
   private async readLoop(): Promise<void> {
@@ -196,7 +196,7 @@ export class RelayGateway implements CoordinatorCommands {
       case 'update': {
         const waiting = this.waiting.get(message.ticketId);
         if (message.update.kind === 'assigned') this.waiting.delete(message.ticketId);
-        waiting?.listener.update(message.update);
+        waiting?.listener.update(message.update, message.ticketId);
         return;
       }
       case 'fail':

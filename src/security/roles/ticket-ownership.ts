@@ -15,7 +15,8 @@ export interface TicketOwner {
  */
 export const TicketOwnership = {
   ownerOf(principal: Principal, partyPlayerIds: readonly string[]): TicketOwner {
-    return { subject: principal.subject, role: principal.role, partyPlayerIds: [...partyPlayerIds] };
+    // Not copied: the caller's list is the ticket's own (read-only) player list, one array for both.
+    return { subject: principal.subject, role: principal.role, partyPlayerIds };
   },
 
   /** The owner itself; any gateway (it multiplexes its game's players); a player covering the whole party. */

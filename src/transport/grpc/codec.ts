@@ -16,6 +16,7 @@ import type {
   ServerOrder,
 } from '../../coordinator/messages.js';
 import { invalidArgument } from '../../errors/index.js';
+import type { Principal } from '../../security/tokens/principal.js';
 import { decodeGameResult, encodeGameResultAck } from './game-result-codec.js';
 import type { AttributeValue as WireValue } from '../../generated/gamefactory/v1/attributes.js';
 import type {
@@ -75,13 +76,46 @@ export function decodeAttributes(field: string, wire: Record<string, WireValue> 
   if (entries.length > LIMITS.maxAttributes) {
     throw invalidArgument(field, `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
   }
-  const result = new Map<string, ValueKey>();
+  const keys: string[] = [];
+  let signature = '';
   for (const [key, value] of entries) {
     checkKey(`${field}[${key}]`, key);
-    result.set(key, valueKey(decodeValue(`${field}[${key}]`, value)));
+    const k = valueKey(decodeValue(`${field}[${key}]`, value));
+    keys.push(k);
+    signature += `${key.length}:${key}${k.length}:${k}`;
   }
-  return result;
+  return internedSets.get(signature) ?? internSet(signature, entries, keys);
 }
+
+/**
+ * Decoded attribute sets, shared by every request that sends the same ones in the same order:
+ * waiting tickets keep their request, and a Map per ticket per set was a few hundred bytes of each
+ * (most tickets of a factory send the same partition, and a few matchable values). Bounded: when
+ * full it starts over, so a client sending endless distinct sets costs a Map each, as before.
+ */
+const internedSets = new Map<string, AttributeSet>();
+const MAX_INTERNED_SETS = 4096;
+
+function internSet(signature: string, entries: [string, WireValue][], keys: readonly string[]): AttributeSet {
+  const set = new Map<string, ValueKey>();
+  entries.forEach(([key], i) => set.set(key, keys[i]! as ValueKey));
+  if (internedSets.size >= MAX_INTERNED_SETS) internedSets.clear();
+  internedSets.set(signature, set);
+  return set;
+}
+
+/** Template names, one string each however many tickets name them (bounded like the sets). */
+const internedNames = new Map<string, string>();
+
+function internName(name: string): string {
+  const known = internedNames.get(name);
+  if (known !== undefined) return known;
+  if (internedNames.size >= MAX_INTERNED_SETS) internedNames.clear();
+  internedNames.set(name, name);
+  return name;
+}
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /**
  * One shared empty set (and latency map) for every request that leaves them out: a Map costs a
@@ -117,7 +151,8 @@ function checkList(field: string, list: readonly string[]): readonly string[] {
   return list;
 }
 
-export function decodeFindRequest(wire: FindGameRequest): FindRequest {
+/** `caller` is who asks (the ticket's owner), when the transport knows it. */
+export function decodeFindRequest(wire: FindGameRequest, caller?: Principal): FindRequest {
   checkId('ticket_id', wire.ticketId);
   if (wire.party.length === 0) throw invalidArgument('party', 'must have at least one player');
   if (wire.party.length > LIMITS.maxPartySize) {
@@ -137,20 +172,23 @@ export function decodeFindRequest(wire: FindGameRequest): FindRequest {
   const latencies = Object.entries(wire.latenciesMs);
   checkList('latencies_ms', latencies.map(([region]) => region));
   checkLength('template', wire.template.length, LIMITS.maxKeyLength);
+  // Written out with every field present, so all requests share one hidden class (a waiting
+  // ticket keeps its request); the template's bounds (playerLimits) are checked by its factory.
   return {
     ticketId: wire.ticketId,
-    template: wire.template,
+    template: internName(wire.template),
     party,
     partition: decodeAttributes('partition_attributes', wire.partitionAttributes),
     matchable: decodeAttributes('matchable_attributes', wire.matchableAttributes),
     latenciesMs: latencies.length === 0 ? NO_LATENCIES : new Map(latencies),
-    preferredMaps: checkList('preferred_maps', wire.preferredMaps),
-    vetoedMaps: checkList('vetoed_maps', wire.vetoedMaps),
-    // Bounds are the template's (playerLimits), checked when the ticket meets its factory.
-    ...(wire.waitBudgetMs !== undefined && { waitBudgetMs: wire.waitBudgetMs }),
-    ...(wire.maxLatencyMs !== undefined && { maxLatencyMs: wire.maxLatencyMs }),
-    ...(wire.location !== undefined && { location: decodeLocation(wire.location) }),
-    ...(wire.softAttributes !== undefined && Object.keys(wire.softAttributes.values).length > 0 && { softAttributes: decodeSoftAttributes(wire.softAttributes.values) }),
+    // Empty lists (nearly every request) are one shared frozen array; a ticket keeps its request.
+    preferredMaps: wire.preferredMaps.length === 0 ? NO_NAMES : checkList('preferred_maps', wire.preferredMaps),
+    vetoedMaps: wire.vetoedMaps.length === 0 ? NO_NAMES : checkList('vetoed_maps', wire.vetoedMaps),
+    waitBudgetMs: wire.waitBudgetMs,
+    maxLatencyMs: wire.maxLatencyMs,
+    location: wire.location !== undefined ? decodeLocation(wire.location) : undefined,
+    softAttributes: wire.softAttributes !== undefined && Object.keys(wire.softAttributes.values).length > 0 ? decodeSoftAttributes(wire.softAttributes.values) : undefined,
+    caller,
   };
 }
 

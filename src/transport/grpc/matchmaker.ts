@@ -63,10 +63,10 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     };
     stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
     try {
-      coordinator.find({ ...decodeFindRequest(call.request), caller: principalOf(call.metadata) }, listener);
+      coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
     } catch (error) {
       refuse(error);
-      listener.fail(asMatchmakingError(error));
+      listener.fail(asMatchmakingError(error), call.request.ticketId);
     }
   };
 
@@ -75,7 +75,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
    * A client that batches (finds/cancels) gets its updates batched too, once per tick (one write instead of one per ticket).
    */
   const findGames = (call: ServerDuplexStream<FindGamesRequest, FindGameUpdate>): void => {
-    const listeners = new Map<string, TicketListener>();
+    /** This stream's tickets still waiting for their answer. */
+    const pending = new Set<string>();
     const stream = new StreamLifecycle(call, true);
     const outbox = new TickOutbox<FindGameUpdate>((updates) => stream.write({ ticketId: '', update: { $case: 'batch', value: { updates } } }));
     /** Set by the first batched request; from then on updates leave in batches. */
@@ -85,36 +86,34 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const endIfDone = () => {
-      if (!clientDone || listeners.size > 0) return;
+      if (!clientDone || pending.size > 0) return;
       outbox.flush();
       stream.end();
     };
-    const settled = (ticketId: string, listener: TicketListener) => {
-      if (listeners.get(ticketId) === listener) listeners.delete(ticketId);
+    const settled = (ticketId: string) => {
+      pending.delete(ticketId);
       endIfDone();
     };
-    const listenerFor = (ticketId: string): TicketListener => {
-      const listener: TicketListener = {
-        update(update) {
-          send(toWire(ticketId, update));
-          if (update.kind === 'assigned') settled(ticketId, listener);
-        },
-        fail(error) {
-          send({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
-          settled(ticketId, listener);
-        },
-      };
-      return listener;
+    // One listener for every ticket of the stream (the core names the ticket in each call): a
+    // closure pair per waiting ticket was ~150 bytes of its memory.
+    const listener: TicketListener = {
+      update(update, ticketId) {
+        send(toWire(ticketId, update));
+        if (update.kind === 'assigned') settled(ticketId);
+      },
+      fail(error, ticketId) {
+        send({ ticketId, update: { $case: 'error', value: { code: statusCode(error), message: error.message } } });
+        settled(ticketId);
+      },
     };
     const find = (wire: FindGameRequest) => {
-      const listener = listenerFor(wire.ticketId);
       try {
-        const decoded = { ...decodeFindRequest(wire), caller };
-        listeners.set(decoded.ticketId, listener);
+        const decoded = decodeFindRequest(wire, caller);
+        pending.add(decoded.ticketId);
         coordinator.find(decoded, listener);
       } catch (error) {
         refuse(error);
-        listener.fail(asMatchmakingError(error));
+        listener.fail(asMatchmakingError(error), wire.ticketId);
       }
     };
     const cancel = (ticketId: string) => {
@@ -141,7 +140,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       if (finds.length + cancels.length > MAX_BATCH) {
         const error = new MatchmakingError('INVALID_ARGUMENT', `batch: ${finds.length + cancels.length} in one message; at most ${MAX_BATCH}`);
         refuse(error);
-        for (const wire of finds) listenerFor(wire.ticketId).fail(error);
+        for (const wire of finds) listener.fail(error, wire.ticketId);
         return;
       }
       for (const wire of finds) find(wire);
@@ -150,8 +149,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
     stream.onGone(() => {
       outbox.discard();
-      for (const [ticketId, listener] of listeners) coordinator.abandon(ticketId, listener);
-      listeners.clear();
+      for (const ticketId of pending) coordinator.abandon(ticketId, listener);
+      pending.clear();
     });
     call.on('end', () => {
       clientDone = true;

@@ -1,0 +1,100 @@
+/**
+ * RSS per waiting ticket, read from outside: the coordinator (`gamefactory start`) in its own
+ * process, one game server with no free slot, and N one-player tickets from this process, either
+ * over one batched FindGames stream or each on its own FindGame call. The figure is the growth of
+ * the coordinator's VmRSS (from /proc) divided by N: everything the ticket costs (heap, grpc-js
+ * call state, LMDB pages), as an operator would read it.
+ *
+ * `npx tsx perf/bench/waiting-memory.bench.ts N stream|own [max-old-space-size MB]` measures one case.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { GameServer } from '@gamefactory/game-server-sdk';
+import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
+import { startServerChild } from './child-process.js';
+import { WAITING_CONFIG, waitOnOwnStreams, waitOverOneStream } from './waiting-load.js';
+
+export type Shape = 'stream' | 'own';
+
+export interface WaitingMemory {
+  readonly tickets: number;
+  readonly idleRssBytes: number;
+  readonly rssBytes: number;
+  readonly bytesPerTicket: number;
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One fresh coordinator, N waiting tickets of one shape, its RSS before and after. */
+export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number): Promise<WaitingMemory> {
+  const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
+  const configPath = join(dir, 'factories.yaml');
+  writeFileSync(configPath, WAITING_CONFIG);
+  const coordinator = await startServerChild(
+    ['src/cli/main.ts', 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
+    (line) => {
+      const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
+      return match ? Number(match[1]) : undefined;
+    },
+    [`--max-old-space-size=${maxOldSpaceMb}`],
+  );
+  const address = `127.0.0.1:${coordinator.port}`;
+  // No free slot: every ticket's creation waits in line.
+  const server = new GameServer({ addresses: address, serverId: 'full', endpoint: '127.0.0.1:7000', capacity: { maxGames: 0 }, createGame: () => {} });
+  try {
+    await server.start();
+    if (process.env.BENCH_VERBOSE) console.error('server connected');
+    // A few tickets first, so code paths, caches and the LMDB map are warm before the baseline.
+    (await waitOverOneStream(address, 'warm', 1000)).close();
+    await settle(1000);
+    const idleRssBytes = coordinator.rssBytes();
+    const status = () => readFileSync(`/proc/${coordinator.pid}/status`, 'utf8').split('\n').filter((l) => /^Rss/.test(l)).join(', ').replace(/\s+/g, ' ');
+    const log = (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: ${status()}`);
+    log('idle');
+    const waiting = shape === 'stream' ? await waitOverOneStream(address, 'bench', tickets) : await waitOnOwnStreams(address, 'bench', tickets);
+    await settle(2000);
+    const rssBytes = coordinator.rssBytes();
+    log(`${tickets} waiting`);
+    waiting.close();
+    return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets };
+  } finally {
+    server.close();
+    await coordinator.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the coordinator needs to hold a million waiting tickets (the default heap limit is ~2 GB here). */
+export const MAX_OLD_SPACE_MB = 4096;
+const GOALS: Record<Shape, number> = { stream: 1200, own: 4000 };
+const GROUPS: Record<Shape, string> = {
+  stream: 'coordinator RSS per waiting ticket, over one FindGames stream (bytes)',
+  own: 'coordinator RSS per waiting ticket, each on its own FindGame stream (bytes)',
+};
+
+const suite: BenchSuite = {
+  name: 'waiting-memory',
+  async run(options: BenchOptions): Promise<BenchRow[]> {
+    const rows: BenchRow[] = [];
+    const sizes: Record<Shape, number[]> = options.quick ? { stream: [10_000], own: [2_000] } : { stream: [100_000, 1_000_000], own: [100_000] };
+    for (const shape of ['stream', 'own'] as const) {
+      for (const n of sizes[shape]) {
+        const m = await measureWaiting(n, shape, MAX_OLD_SPACE_MB);
+        rows.push({ group: GROUPS[shape], subject: 'gamefactory', n, metric: 'bytes', value: Math.round(m.bytesPerTicket), higherIsBetter: false });
+        rows.push({ group: GROUPS[shape], subject: 'goal', n, metric: 'bytes', value: GOALS[shape], higherIsBetter: false });
+        rows.push({ group: GROUPS[shape], subject: 'coordinator RSS before the tickets (MB)', n, metric: 'bytes', value: Math.round(m.idleRssBytes / 1e6), higherIsBetter: false });
+      }
+    }
+    return rows;
+  },
+};
+export default suite;
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [n = '100000', shape = 'stream', heap = String(MAX_OLD_SPACE_MB)] = process.argv.slice(2);
+  const m = await measureWaiting(Number(n), shape as Shape, Number(heap));
+  console.log(JSON.stringify({ shape, ...m, bytesPerTicket: Math.round(m.bytesPerTicket) }));
+  process.exit(0);
+}

@@ -1,0 +1,169 @@
+import type { FactoryTemplate } from '../../config/config.js';
+import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
+import type { Log } from '../../coordinator/ports.js';
+import { MatchmakingError, invalidArgument } from '../../errors/index.js';
+import { FactoryRegistry } from '../../factories/factory-registry.js';
+import type { Principal } from '../../security/tokens/principal.js';
+import { shardOfFactory } from '../../sharding/index.js';
+import type { PlayerClaimConflict } from '../ports.js';
+import { ServerShards } from './server-shards.js';
+
+/** One live ticket per player across the shards: claimed here before a find is forwarded. */
+export interface SharedPlayerClaims {
+  claim(ticketId: string, playerIds: readonly string[]): Promise<PlayerClaimConflict | undefined>;
+  /** Frees the players still held by `ticketId` (the owner's core releases the rest with its `release` effects). */
+  release(ticketId: string, playerIds: readonly string[]): Promise<void>;
+}
+
+interface Connection {
+  readonly channel: ServerChannel;
+  readonly shards: ServerShards;
+  /** The channel each shard was given (its orders are recorded on the way to the server). */
+  readonly parts: Map<number, ServerChannel>;
+}
+
+/**
+ * A node's face when factories are sharded: each call goes to the gateway of its shard (one per
+ * shard, each relaying to that shard's owner, wherever it runs). A find goes to the shard of the
+ * factory its template and partition select (the registry's look-up, a pure function of the
+ * config); a game server is announced to every shard it can host, with the slots granted to each
+ * (ServerShards), and each of its events goes to the shard it is about. When any shard closes the
+ * server's stream (its owner changed, or it replaced the connection), the whole connection closes:
+ * the server says hello again to every shard, which re-announces its games where they belong.
+ */
+export class ShardedGateway implements CoordinatorCommands {
+  private readonly registry: FactoryRegistry<null>;
+  /** Tickets of this node's calls, by id: their shard and the listener the shard was given, for cancel and abandon. */
+  private readonly tickets = new Map<string, { readonly shard: number; readonly listener: TicketListener; readonly relayed: TicketListener }>();
+  private readonly servers = new Map<string, Connection>();
+
+  constructor(
+    /** One gateway per shard, index = shard. */
+    private readonly shards: readonly CoordinatorCommands[],
+    templates: readonly FactoryTemplate[],
+    private readonly log: Log,
+    /** Absent: each shard's core claims its own players only. */
+    private readonly claims?: SharedPlayerClaims,
+  ) {
+    this.registry = new FactoryRegistry(templates, () => null);
+  }
+
+  shardOf(factory: string): number {
+    return shardOfFactory(factory, this.shards.length);
+  }
+
+  find(request: FindRequest, listener: TicketListener): void {
+    const shard = this.shardOf(this.registry.resolve(request.template, request.partition));
+    const tickets = this.tickets;
+    // Forgotten once answered for good: the shard's gateway answers through `relayed`.
+    const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
+    const relayed: TicketListener = {
+      update(update, ticketId) {
+        if (update.kind === 'assigned') forget();
+        listener.update(update, ticketId);
+      },
+      fail(error, ticketId) {
+        forget();
+        listener.fail(error, ticketId);
+      },
+    };
+    tickets.set(request.ticketId, { shard, listener, relayed });
+    const players = request.party.map((p) => p.playerId);
+    // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
+    const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
+    const forward = () => {
+      if (tickets.get(request.ticketId)?.relayed !== relayed) return unclaim(); // abandoned meanwhile
+      try {
+        this.shards[shard]!.find(request, relayed);
+      } catch (error) {
+        unclaim();
+        relayed.fail(error as MatchmakingError, request.ticketId);
+      }
+    };
+    if (!this.claims) return forward();
+    this.claims.claim(request.ticketId, players).then(
+      (conflict) => {
+        if (!conflict) return forward();
+        relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
+      },
+      (error: unknown) => relayed.fail(new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`), request.ticketId),
+    );
+  }
+
+  /** The ticket's shard when this node holds its call; otherwise every shard is asked and the one that knows it answers. */
+  async cancel(ticketId: string, caller?: Principal): Promise<boolean> {
+    const known = this.tickets.get(ticketId)?.shard;
+    const asked = known === undefined ? this.shards : [this.shards[known]!];
+    const answers = await Promise.allSettled(asked.map((g) => g.cancel(ticketId, caller)));
+    const refused = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected' && (a.reason as MatchmakingError).code === 'PERMISSION_DENIED');
+    if (refused) throw refused.reason;
+    if (answers.some((a) => a.status === 'fulfilled' && a.value)) return true;
+    const failed = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+    if (failed) throw failed.reason;
+    return false;
+  }
+
+  abandon(ticketId: string, listener: TicketListener): void {
+    const held = this.tickets.get(ticketId);
+    if (held?.listener !== listener) return;
+    this.tickets.delete(ticketId);
+    this.shards[held.shard]!.abandon(ticketId, held.relayed);
+  }
+
+  connectServer(hello: ServerHello, channel: ServerChannel): string[] {
+    const unknown = this.registry.unknownTemplates(hello.templates);
+    if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
+    const hostable = this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
+    const shardIds = [...new Set(hostable.map((f) => this.shardOf(f)))].sort((a, b) => a - b);
+    this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
+    const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f));
+    const connection: Connection = { channel, shards, parts: new Map() };
+    this.servers.set(hello.serverId, connection);
+    for (const [shard, shardHello] of shards.hellos()) {
+      const part: ServerChannel = {
+        send: (order) => {
+          if (this.servers.get(hello.serverId) !== connection) return;
+          shards.ordered(shard, order);
+          channel.send(order);
+        },
+        close: (error) => {
+          if (this.servers.get(hello.serverId) !== connection) return;
+          this.disconnectServer(hello.serverId, channel);
+          channel.close(error);
+        },
+      };
+      connection.parts.set(shard, part);
+      try {
+        this.shards[shard]!.connectServer(shardHello, part);
+      } catch (error) {
+        this.disconnectServer(hello.serverId, channel);
+        throw error;
+      }
+    }
+    return hostable;
+  }
+
+  disconnectServer(serverId: string, channel: ServerChannel): void {
+    const connection = this.servers.get(serverId);
+    if (connection?.channel !== channel) return;
+    this.servers.delete(serverId);
+    for (const [shard, part] of connection.parts) this.shards[shard]!.disconnectServer(serverId, part);
+  }
+
+  onServerEvent(serverId: string, event: ServerEvent): void {
+    const connection = this.servers.get(serverId);
+    if (!connection) throw new MatchmakingError('FAILED_PRECONDITION', `server ${serverId} has not said hello on this node`);
+    for (const [shard, routed] of connection.shards.route(event)) {
+      try {
+        this.shards[shard]!.onServerEvent(serverId, routed);
+      } catch (error) {
+        this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
+      }
+    }
+  }
+
+  beginShutdown(): void {
+    for (const shard of this.shards) shard.beginShutdown();
+  }
+}

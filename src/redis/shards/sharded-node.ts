@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { CoreHost } from '../../app/core-host.js';
+import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
+import { realTimers } from '../../coordinator/ports.js';
+import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
+import { connectRedis } from '../connect.js';
+import { RedisGatewayStore } from '../relay/gateway-store.js';
+import { MatcherSeat } from '../relay/matcher-seat.js';
+import { NodeHeartbeat } from '../relay/node-heartbeat.js';
+import { RedisOwnerStore } from '../relay/owner-store.js';
+import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis-node.js';
+import { RelayGateway } from '../relay/relay-gateway.js';
+import { shardRelayKeys } from '../relay/relay-keys.js';
+import { defineScripts, type RedisClient } from '../script-set.js';
+import { PlayerClaims } from '../../cluster/in-process/index.js';
+import { RedisPlayerClaims } from './player-claims.js';
+import { ShardKeeper } from './shard-keeper.js';
+
+/**
+ * A node of a sharded cluster (`GAMEFACTORY_CLUSTER_MODE=sharded`): factories hash into shards;
+ * the ShardKeeper keeps this node's share of them (balanced over the live nodes, a dead node's
+ * moved within the lease); for each shard it owns, a MatcherSeat runs that shard's core on the
+ * shard's own keys (`{s:<n>}`); every call of its clients and servers goes through a
+ * ShardedGateway to the gateway of its shard, which relays it to the shard's owner wherever it is.
+ */
+export async function startShardedNode(options: RedisNodeOptions & { readonly shardCount?: number }): Promise<RedisNode> {
+  const nodeId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 2_000;
+  const shardCount = options.shardCount ?? DEFAULT_SHARD_COUNT;
+  const client = connectRedis(options.url);
+  client.on('error', (error: Error) => options.log.debug({ error: error.message }, 'redis connection error'));
+  await waitReady(client, options.log, options.url);
+  await defineScripts(client);
+  const duplicate = async (): Promise<RedisClient> => {
+    const c = (client as { duplicate(): RedisClient }).duplicate();
+    c.on('error', () => undefined);
+    await waitReady(c, options.log, options.url);
+    return c;
+  };
+  const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
+  await heartbeat.start();
+  // Every shard's gateway renews the one heartbeat: once per beat for all of them.
+  let renewal: { at: number; alive: Promise<boolean> } | undefined;
+  const beat = Math.max(50, Math.floor(leaseMs / 3));
+  const sharedBeat = Object.assign(Object.create(heartbeat) as NodeHeartbeat, {
+    renew: () => {
+      if (!renewal || Date.now() - renewal.at >= beat / 2) renewal = { at: Date.now(), alive: heartbeat.renew() };
+      return renewal.alive;
+    },
+  });
+  const readers: RedisClient[] = [];
+  const gateways: RelayGateway[] = [];
+  for (let shard = 0; shard < shardCount; shard++) {
+    const reader = await duplicate();
+    readers.push(reader);
+    const gateway = new RelayGateway(new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard)), nodeId, options.config.templates, options.log, realTimers, beat);
+    gateway.start();
+    gateways.push(gateway);
+  }
+  // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
+  const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
+  const cores = new Map<number, CoreHost>();
+  const seats = new Map<number, Promise<MatcherSeat>>();
+  const seatOf = (shard: number): Promise<MatcherSeat> => {
+    let seat = seats.get(shard);
+    if (!seat) {
+      seat = (async () => {
+        const reader = await duplicate();
+        readers.push(reader);
+        const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard));
+        return new MatcherSeat(store, {
+          nodeId,
+          leaseMs,
+          log: options.log,
+          now: Date.now,
+          timers: realTimers,
+          build: (place) => {
+            const local = new PlayerClaims();
+            return options.build({
+              ...place,
+              players: {
+                claim: (ticketId, playerIds) => local.claim(ticketId, playerIds),
+                holder: (playerId) => local.holder(playerId),
+                release: (ticketId, playerIds) => {
+                  local.release(ticketId, playerIds);
+                  claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
+                },
+              },
+            });
+          },
+          onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
+        });
+      })();
+      seats.set(shard, seat);
+    }
+    return seat;
+  };
+  const keeper = await ShardKeeper.open(client, {
+    nodeId,
+    shardCount,
+    leaseMs,
+    log: options.log,
+    hooks: {
+      gained: (shard, token) => {
+        // Redis failing while the seat restores: it lets go and tries again while the keeper still holds this term.
+        const takeUp = async (): Promise<void> => {
+          while (keeper.tokenOf(shard) === token) {
+            const seat = await seatOf(shard).catch(() => undefined);
+            try {
+              if (seat) return await seat.hold(token);
+            } catch (error) {
+              seat?.letGo('restoring failed');
+              options.log.warn({ node: nodeId, shard, error: (error as Error).message }, 'a shard could not be taken up; retrying');
+            }
+            if (!seat) seats.delete(shard);
+            await new Promise((r) => setTimeout(r, beat));
+          }
+        };
+        void takeUp();
+      },
+      lost: (shard, _token, reason) => void seats.get(shard)?.then((seat) => seat.letGo(reason), () => undefined),
+      handOver: async (shard) => (await seats.get(shard)?.catch(() => undefined))?.letGo('handed over to another node'),
+    },
+  });
+  const maintain = setInterval(() => {
+    for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain(), () => undefined).catch(() => undefined);
+  }, beat);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims);
+  const healthListeners: ((serving: boolean) => void)[] = [];
+  const report = (serving: boolean) => healthListeners.forEach((l) => l(serving));
+  client.on('ready', () => report(true));
+  client.on('close', () => report(false));
+  client.on('reconnecting', () => report(false));
+  options.log.info({ node: nodeId, redis: options.url, leaseMs, shards: shardCount }, 'joined the sharded cluster');
+  const anyCore = () => cores.values().next().value;
+  return {
+    nodeId,
+    commands: router,
+    view: new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory)),
+    core: anyCore,
+    onHealth(listener) {
+      healthListeners.push(listener);
+      listener(client.status === 'ready');
+    },
+    async stop() {
+      clearInterval(maintain);
+      await keeper.close();
+      for (const seat of seats.values()) await (await seat).close();
+      await Promise.all(gateways.map((g) => g.close()));
+      for (const reader of readers) reader.disconnect();
+      await heartbeat.stop();
+      client.disconnect();
+    },
+  };
+}

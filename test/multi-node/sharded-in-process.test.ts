@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'vitest';
+import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
+import type { CoreHost } from '../../src/app/core-host.js';
+import { PlayerClaims } from '../../src/cluster/in-process/index.js';
+import { ShardedGateway, ShardsView, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
+import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
+import { silentLog } from '../../src/coordinator/ports.js';
+import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
+import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
+import { shardOfFactory } from '../../src/sharding/index.js';
+import { ManualTimers } from '../coordinator/fixture.js';
+import { FakeRelay } from './fake-relay.js';
+import { LEASE_MS, Player, settled } from './in-process-cluster.js';
+
+/**
+ * Factories sharded across nodes, in this process: every shard has its own relay (its own key
+ * space, as `{s:<n>}` keys are in Redis) and its own owner, each node a gateway per shard behind
+ * one ShardedGateway. A find on any node reaches its factory's owner; a server on a node that owns
+ * nothing hosts factories of two owners, each shard seeing only its granted slots; an owner's
+ * death pauses only its shards.
+ */
+const SHARDS = 4;
+const CONFIG = parseConfig(`
+placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
+factories:
+  - { name: bravo, cooperative: { maxPlayers: 1 } }
+  - { name: delta, cooperative: { maxPlayers: 1 } }
+  - { name: echo, cooperative: { maxPlayers: 1 } }
+  - { name: alpha, cooperative: { maxPlayers: 1 } }
+`);
+const FACTORIES = ['bravo', 'delta', 'echo', 'alpha'];
+
+class ShardedNode {
+  readonly gateways: RelayGateway[];
+  readonly seats: MatcherSeat[];
+  readonly cores = new Map<number, CoreHost>();
+  readonly gateway: ShardedGateway;
+
+  constructor(
+    readonly id: string,
+    relays: readonly FakeRelay[],
+    timers: ManualTimers,
+    /** One live ticket per player across shards (in Redis in a real cluster). */
+    shared: PlayerClaims,
+  ) {
+    let n = 0;
+    const environment = coreEnvironment(CONFIG, { now: () => timers.now, timers, log: silentLog, newId: () => `${id}-${++n}`, random: () => 0.5 });
+    this.gateways = relays.map((relay) => new RelayGateway(relay.gateway(id, LEASE_MS), id, CONFIG.templates, silentLog, timers, LEASE_MS / 3));
+    this.seats = relays.map(
+      (relay, shard) =>
+        new MatcherSeat(relay.owner(id, LEASE_MS), {
+          nodeId: id,
+          leaseMs: LEASE_MS,
+          log: silentLog,
+          now: () => timers.now,
+          timers,
+          build: (place) => {
+            const local = new PlayerClaims();
+            return buildCore(CONFIG, environment, {
+              ...place,
+              players: {
+                claim: (t, ps) => local.claim(t, ps),
+                holder: (p) => local.holder(p),
+                release: (t, ps) => {
+                  local.release(t, ps);
+                  shared.release(t, ps);
+                },
+              },
+            });
+          },
+          onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
+        }),
+    );
+    const claims: SharedPlayerClaims = {
+      claim: async (t, ps) => shared.claim(t, ps),
+      release: async (t, ps) => shared.release(t, ps),
+    };
+    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog, claims);
+  }
+
+  /** Takes (or keeps) the leases of these shards. */
+  async own(shards: readonly number[]): Promise<void> {
+    for (const shard of shards) await this.seats[shard]!.keepLease();
+  }
+
+  async watch(): Promise<void> {
+    for (const g of this.gateways) await g.watchOwner();
+  }
+}
+
+/** Moves every node until two rounds in a row move nothing (a gateway's player claim resolves between rounds). */
+async function settle(nodes: readonly ShardedNode[]): Promise<void> {
+  let quiet = 0;
+  for (let round = 0; round < 50; round++) {
+    await new Promise((r) => setImmediate(r));
+    let moved = 0;
+    for (const node of nodes) {
+      for (const seat of node.seats) moved += (await settled(seat.step(0))) ?? 0;
+      for (const gateway of node.gateways) moved += (await settled(gateway.pump(0))) ?? 0;
+    }
+    quiet = moved === 0 ? quiet + 1 : 0;
+    if (quiet === 2) return;
+  }
+  throw new Error('the cluster did not settle in 50 rounds');
+}
+
+/** A game server hosting every factory, on one node's sharded gateway. */
+class Server {
+  orders: ServerOrder[] = [];
+  private channel: ServerChannel | undefined;
+  constructor(
+    readonly serverId: string,
+    readonly maxGames: number,
+    private readonly node: CoordinatorCommands,
+  ) {}
+  connect(): string[] {
+    const channel: ServerChannel = {
+      send: (order) => this.channel === channel && this.orders.push(order),
+      close: () => {
+        if (this.channel === channel) this.channel = undefined;
+      },
+    };
+    this.channel = channel;
+    return this.node.connectServer(
+      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: [] },
+      channel,
+    );
+  }
+  reconnectIfClosed(): void {
+    if (!this.channel) this.connect();
+  }
+  creates() {
+    return this.orders.filter((o): o is Extract<ServerOrder, { kind: 'createGame' }> => o.kind === 'createGame');
+  }
+  confirmAll(): void {
+    for (const order of this.creates()) this.node.onServerEvent(this.serverId, { kind: 'gameCreated', requestId: order.requestId, gameId: `g-${order.playerIds[0]}` });
+    this.orders = this.orders.filter((o) => o.kind !== 'createGame');
+  }
+}
+
+function findIn(factory: string, p: Player): FindRequest {
+  return { ...p.request(), template: factory, partition: new Map() };
+}
+
+function cluster() {
+  const timers = new ManualTimers();
+  const relays = Array.from({ length: SHARDS }, () => new FakeRelay(() => timers.now));
+  const shared = new PlayerClaims();
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers, shared)) as [ShardedNode, ShardedNode, ShardedNode];
+  return { timers, relays, a, b, c, all: [a, b, c] };
+}
+
+describe('factories sharded across nodes, in process', () => {
+  it('the test factories fall one in each shard', () => {
+    expect(FACTORIES.map((f) => shardOfFactory(f, SHARDS))).toEqual([0, 1, 2, 3]);
+  });
+
+  it("finds on any node reach their factory's owner; a server on a third node hosts every owner's factories on its granted slots", async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    const server = new Server('s', 8, c.gateway);
+    expect(server.connect().sort()).toEqual([...FACTORIES].sort());
+    await settle(all);
+    // Each shard's core sees the server with its share of the 8 slots, and no slot twice.
+    const slots = [0, 1, 2, 3].map((shard) => (shard < 2 ? a : b).cores.get(shard)!.view.servers()[0]!.capacity.maxGames);
+    expect(slots).toEqual([2, 2, 2, 2]);
+
+    const players = FACTORIES.map((f) => new Player(`t-${f}`));
+    players.forEach((p, i) => [a, b, c][i % 3]!.gateway.find(findIn(FACTORIES[i]!, p), p));
+    await settle(all);
+    expect(server.creates().map((o) => o.factory).sort()).toEqual([...FACTORIES].sort());
+    server.confirmAll();
+    await settle(all);
+    expect(players.map((p) => p.assignments.map((x) => x.gameId))).toEqual(players.map((p) => [`g-p-${p.ticketId}`]));
+    // Each owner ran only its own shards' tickets and games.
+    for (const [shard, owner] of [[0, a], [1, a], [2, b], [3, b]] as const) {
+      const core = owner.cores.get(shard)!;
+      expect(core.view.gameServer(`g-p-t-${FACTORIES[shard]}`)).toBe('s');
+      for (const other of FACTORIES.filter((_, i) => i !== shard)) expect(core.view.gameServer(`g-p-t-${other}`)).toBeUndefined();
+    }
+    expect(c.cores.size).toBe(0);
+    // Each node shows its own shards: factories where they belong, the server's grants added back.
+    const view = (n: ShardedNode) => new ShardsView(() => new Map([...n.cores].map(([shard, core]) => [shard, core.view])), (f) => shardOfFactory(f, SHARDS));
+    expect(view(a).factoryNames().sort()).toEqual(['bravo', 'delta']);
+    expect(view(b).factoryNames().sort()).toEqual(['alpha', 'echo']);
+    expect(view(a).servers()).toMatchObject([{ serverId: 's', capacity: { maxGames: 4 }, games: 2 }]);
+    expect(view(a).snapshot()).toMatchObject({ servers: 1, factories: 2, games: 2 });
+    expect(view(c).snapshot()).toMatchObject({ servers: 0, factories: 0, games: 0 });
+    const stats = (n: ShardedNode) => view(n).queryStats({ factory: '', template: 'bravo', partition: new Map(), predicates: [], mode: 'all' }, 0);
+    expect(stats(a)).toMatchObject({ factories: 1, games: 1 });
+    expect(stats(b)).toMatchObject({ games: 0 });
+    expect(() => view(c).queryStats({ factory: 'bravo', template: '', partition: new Map(), predicates: [], mode: 'all' }, 0)).toThrow(/another node/);
+  });
+
+  it("an owner's death pauses only its shards: the others keep assigning, and its finds wait and keep their order", async () => {
+    const { timers, a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    for (const n of all) await n.watch();
+    const server = new Server('s', 8, c.gateway);
+    server.connect();
+    await settle(all);
+    // a dies (it is never moved again).
+    const live = [b, c];
+    const bravo = [1, 2].map((i) => new Player(`bravo-${i}`));
+    for (const p of bravo) c.gateway.find(findIn('bravo', p), p);
+    const echo = new Player('echo-1');
+    c.gateway.find(findIn('echo', echo), echo);
+    await settle(live);
+    server.confirmAll();
+    await settle(live);
+    expect(echo.assignments).toHaveLength(1);
+    expect(bravo.map((p) => p.assignments.length + p.errors.length)).toEqual([0, 0]);
+
+    // Past a's lease, b takes its shards; gateways see the owners move and resend; the server reconnects.
+    await timers.advance(LEASE_MS + 1);
+    await b.own([0, 1, 2, 3]);
+    for (const n of live) await n.watch();
+    server.reconnectIfClosed();
+    await settle(live);
+    expect(server.creates().map((o) => o.playerIds[0])).toEqual(['p-bravo-1', 'p-bravo-2']);
+    server.confirmAll();
+    await settle(live);
+    expect(bravo.map((p) => p.assignments.map((x) => x.gameId))).toEqual([['g-p-bravo-1'], ['g-p-bravo-2']]);
+    expect(bravo.flatMap((p) => p.errors)).toEqual([]);
+  });
+
+  it('cancel through a node that does not hold the call asks every shard; the owner check still holds', async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    const p = new Player('t-delta');
+    a.gateway.find({ ...findIn('delta', p), caller: { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] } }, p);
+    await settle(all);
+    const denied = c.gateway.cancel('t-delta', { role: 'player', subject: 'mallory', playerIds: ['mallory'] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await settle(all);
+    expect(await denied).toMatchObject({ code: 'PERMISSION_DENIED' });
+    const cancelled = c.gateway.cancel('t-delta', { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] });
+    await settle(all);
+    expect(await cancelled).toBe(true);
+    expect(p.errors.map((e) => e.code)).toEqual(['CANCELLED']);
+  });
+
+  it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
+    await settle(all);
+    const solo = (ticketId: string, factory: string) => {
+      const p = new Player(ticketId);
+      return { p, request: { ...findIn(factory, p), party: [{ playerId: 'alice', score: undefined }] } };
+    };
+    const first = solo('t1', 'bravo'); // shard 0, owner a
+    c.gateway.find(first.request, first.p);
+    await settle(all);
+    expect(first.p.errors).toEqual([]);
+    expect(first.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
+    const second = solo('t2', 'echo'); // shard 2, owner b
+    b.gateway.find(second.request, second.p);
+    await settle(all);
+    expect(second.p.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
+    expect(b.cores.get(2)!.view.ticket('t2')).toBeUndefined();
+    // The first is cancelled: its owner releases alice, and she may search elsewhere.
+    const cancelled = c.gateway.cancel('t1');
+    await settle(all);
+    expect(await cancelled).toBe(true);
+    const third = solo('t3', 'echo');
+    b.gateway.find(third.request, third.p);
+    await settle(all);
+    expect(third.p.errors).toEqual([]);
+    expect(third.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
+  });
+});

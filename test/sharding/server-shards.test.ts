@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ServerShards } from '../../src/cluster/sharded/server-shards.js';
+import type { RunningGame, ServerHello } from '../../src/coordinator/messages.js';
+
+const shardOf = (factory: string) => Number(factory.slice(1));
+const game = (gameId: string, factory: string): RunningGame => ({ gameId, factory, matchable: new Map(), playerIds: ['p'], open: true, startedAt: 0 });
+const hello = (maxGames: number, runningGames: RunningGame[] = [], maxStartsPerSecond = 0): ServerHello => ({
+  serverId: 's',
+  endpoint: 's:1',
+  attributes: new Map(),
+  templates: [],
+  capacity: { maxGames, maxStartsPerSecond },
+  runningGames,
+});
+
+describe('a game server split over the shards it hosts', () => {
+  it("each shard is told its own running games and its grant; the grants never exceed the server's slots", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 10 }), (maxGames, shards, picks) => {
+        const sorted = [...shards].sort((a, b) => a - b);
+        const running = picks.map((p, i) => game(`g${i}`, `f${sorted[p % sorted.length]}`)).slice(0, maxGames);
+        const split = new ServerShards(hello(maxGames, running), sorted, shardOf);
+        const hellos = split.hellos();
+        expect([...hellos.keys()]).toEqual(sorted);
+        let total = 0;
+        for (const [shard, h] of hellos) {
+          expect(h.runningGames.every((g) => shardOf(g.factory) === shard)).toBe(true);
+          // A shard keeps room for the games it runs.
+          expect(h.capacity.maxGames).toBeGreaterThanOrEqual(h.runningGames.length);
+          total += h.capacity.maxGames;
+        }
+        expect(total).toBeLessThanOrEqual(maxGames);
+        expect(total).toBe(maxGames); // every slot goes to some shard
+        // Fair within one slot when nothing runs.
+        if (running.length === 0) {
+          const grants = [...hellos.values()].map((h) => h.capacity.maxGames);
+          expect(Math.max(...grants) - Math.min(...grants)).toBeLessThanOrEqual(1);
+        }
+      }),
+    );
+  });
+
+  it("routes a creation's answer to the shard that ordered it, and a game's news and result to the game's shard", () => {
+    const split = new ServerShards(hello(6, [game('old', 'f5')]), [2, 5, 9], shardOf);
+    split.ordered(9, { kind: 'createGame', requestId: 'r1', factory: 'f9', partition: new Map(), matchable: new Map(), playerIds: ['p'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
+    expect(split.route({ kind: 'gameCreated', requestId: 'r1', gameId: 'g1' })).toEqual([[9, { kind: 'gameCreated', requestId: 'r1', gameId: 'g1' }]]);
+    expect(split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'p' })[0]![0]).toBe(9);
+    expect(split.route({ kind: 'playerLeft', gameId: 'old', playerId: 'p' })[0]![0]).toBe(5);
+    split.ordered(2, { kind: 'reserveSeats', gameId: 'g2', playerIds: ['q'], reservationToken: 't', expiresInMs: 1 });
+    expect(split.route({ kind: 'gameClosed', gameId: 'g2' })[0]![0]).toBe(2);
+    // A result comes after its game ended: still its shard's.
+    expect(split.route({ kind: 'gameEnded', gameId: 'g1' })[0]![0]).toBe(9);
+    const result = { gameId: 'g1', serverId: 's', teams: [], durationSeconds: 1, leftEarly: [] };
+    expect(split.route({ kind: 'gameResult', result })[0]![0]).toBe(9);
+    // Unknown ids go to one shard, whose core refuses them as one node would.
+    expect(split.route({ kind: 'gameCreationFailed', requestId: 'nope', reason: 'x' })).toHaveLength(1);
+    expect(split.route({ kind: 'gameEnded', gameId: 'nope' })).toHaveLength(1);
+  });
+
+  it('a new capacity is granted again: each shard gets its own share', () => {
+    const split = new ServerShards(hello(4, [], 10), [1, 2], shardOf);
+    expect(split.capacityOf(1)).toEqual({ maxGames: 2, maxStartsPerSecond: 5 });
+    const routed = split.route({ kind: 'capacityChanged', capacity: { maxGames: 10, maxStartsPerSecond: 0 } });
+    expect(routed).toEqual([
+      [1, { kind: 'capacityChanged', capacity: { maxGames: 5, maxStartsPerSecond: 0 } }],
+      [2, { kind: 'capacityChanged', capacity: { maxGames: 5, maxStartsPerSecond: 0 } }],
+    ]);
+  });
+});
