@@ -99,7 +99,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       samples,
       p99ByMinute,
       slopes,
-      flat: slopes.rssMbPerMin < 1 && slopes.heapMbPerMin < 1,
+      // Flat: neither grows nor shrinks by more than 2 MB a minute once warm.
+      flat: Math.abs(slopes.rssMbPerMin) <= 2 && Math.abs(slopes.heapMbPerMin) <= 2,
       errorsByCode,
     };
   } finally {

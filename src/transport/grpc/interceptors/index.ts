@@ -3,7 +3,6 @@ import type { Log } from '../../../coordinator/ports.js';
 import { gateInterceptor, type CallGate } from './call-gate.js';
 import { deadlineInterceptor } from './deadline.js';
 import { requestLogInterceptor, type CallRecord } from './request-log.js';
-import { streamReleaseInterceptor } from './stream-release.js';
 
 export type { CallGate, CallInfo } from './call-gate.js';
 export type { CallRecord } from './request-log.js';
@@ -26,14 +25,12 @@ export interface InterceptorChainOptions {
 
 /**
  * The one chain in front of every method of every service (grpc-js applies it to all of them).
- * The first releases each ended stream at the HTTP/2 level; then the request log, so it sees every status, refusals by the
+ * The first wraps the network side: the request log, so it sees every status, refusals by the
  * later links included; then the deadline; then the gates (authentication, roles, rate limits);
  * then any extra interceptors; then the handler.
  */
 export function interceptorChain(options: InterceptorChainOptions): ServerInterceptor[] {
   return [
-    // First: it needs grpc-js's base call (the HTTP/2 stream) to release a stream once it has ended.
-    streamReleaseInterceptor(),
     requestLogInterceptor(options.log, options.now, options.onCallEnded),
     deadlineInterceptor(options.unaryLimitMs ?? DEFAULT_UNARY_LIMIT_MS),
     gateInterceptor(options.gates ?? []),
