@@ -212,11 +212,12 @@ describe('multi-node on one Redis', () => {
     const dir = redis.dir;
     await redis.kill('SIGKILL');
     await retried(async () => expect(await healthOf(a.address)).toBe('NOT_SERVING'), 5_000);
-    await expect(find(client, 'w2')).rejects.toThrow(/UNAVAILABLE|redis unreachable/);
+    // Bounded, so a find taken in while Redis is down fails here rather than timing the test out.
+    await expect(find(client, 'w2', AbortSignal.timeout(10_000))).rejects.toThrow(/UNAVAILABLE|redis unreachable/);
     redis = await RedisServer.start({ appendfsync: 'always', port, dir });
     await retried(async () => expect(await healthOf(a.address)).toBe('SERVING'), 10_000);
     // The ticket acknowledged before the crash is still in line: the client asks again with its id.
-    const resumed = retried(() => find(client, 'w1'), 20_000);
+    const resumed = retried(() => find(client, 'w1', AbortSignal.timeout(15_000)), 20_000);
     await new Promise((r) => setTimeout(r, 1_000));
     s.setCapacity(2); // also in the hello, if the matcher moved while Redis was down
     expect((await resumed).assignment.serverId).toBe('s1');

@@ -22,11 +22,16 @@ export function redisBinaryPresent(): boolean {
   return ok;
 }
 
-/** A free loopback port below 55535 whose cluster bus port (+10000) is free too. */
+/**
+ * A free loopback port below the kernel's ephemeral range (32768 up), whose cluster bus port
+ * (+10000) is free too. Below that range no listener on port 0 is handed it, so a test that kills
+ * its Redis and starts it again on the same port cannot find another test's Redis there.
+ */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await listenAndClose(0);
-    if (port < 55535 && (await listenAndClose(port + 10000).then(() => true, () => false))) return port;
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = (p: number) => listenAndClose(p).then(() => true, () => false);
+    if ((await free(port)) && (await free(port + 10_000))) return port;
   }
 }
 
