@@ -1,37 +1,16 @@
 import { status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GameServerLinkService, ServerMessage } from '../../src/generated/gamefactory/v1/game_server_link.js';
-import { FindGamesRequest, MatchmakerService } from '../../src/generated/gamefactory/v1/matchmaker.js';
-import { findGameRequest } from '../support/find-game.js';
+import { MatchmakerService } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { TestCoordinator } from '../integration/harness.js';
 import { frame, RawGrpcConnection, write } from './raw-http2.js';
+import { findFrame as find, oversizeFrame as oversize, REFUSED_STREAMS_YAML as YAML, helloFrame as hello, until } from './refused-streams-fixture.js';
 
 /**
  * Streams that are refused or whose peer stops reading end with a status at once, their memory
  * is freed, and nothing they sent holds the HTTP/2 connection they share: raw HTTP/2 clients
  * (node:http2) that stop reading, several streams on one connection.
  */
-const YAML = `
-limits: { rate: { findGames: { perSecond: 1000000, burst: 1000000 } }, maxUnreadBytesPerStream: 65536 }
-placement: { policy: fill, createTimeoutMs: 600000, maxQueuedPerFactory: 100000, ticketTtlSeconds: 300 }
-factories:
-  - name: coop
-    partitioning: { region: [eu] }
-    cooperative: { maxPlayers: 4 }
-`;
-const find = (ticketId: string) =>
-  frame(FindGamesRequest.encode({ request: { $case: 'find', value: findGameRequest({ ticketId, template: 'coop', party: [`p-${ticketId}`], partition: { region: 'eu' } }) } }).finish());
-/** A valid find of ~1.2 MB, over maxMessageBytes (1 MiB) but under grpc-js's own backstop. */
-const oversize = (ticketId: string) =>
-  frame(
-    FindGamesRequest.encode({
-      request: { $case: 'find', value: { ...findGameRequest({ ticketId, template: 'coop', party: ['big'], partition: { region: 'eu' } }), vetoedMaps: Array.from({ length: 1200 }, (_, i) => `${i}`.padEnd(1000, 'v')) } },
-    }).finish(),
-  );
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean) => {
-  while (!check()) await sleep(20);
-};
 
 describe('refused streams and peers that stop reading, on shared HTTP/2 connections', () => {
   let coordinator: TestCoordinator;
@@ -75,8 +54,6 @@ describe('refused streams and peers that stop reading, on shared HTTP/2 connecti
 
   it('a game server that stops reading while it keeps sending is ended at maxUnreadBytesPerStream, and a server beside it on the same connection keeps its link', async () => {
     const connection = new RawGrpcConnection(coordinator.address);
-    const hello = (serverId: string) =>
-      frame(ServerMessage.encode({ event: { $case: 'hello', value: { serverId, endpoint: `${serverId}:1`, attributes: {}, templates: [], capacity: { maxGames: 1, maxStartsPerSecond: 0 }, runningGames: [] } } }).finish());
     const badReport = (i: number) => frame(ServerMessage.encode({ event: { $case: 'playerJoined', value: { gameId: `no-such-game-${i}`, playerId: `p${i}` } } }).finish());
     try {
       const neighbour = connection.open(GameServerLinkService.connect.path, { read: true });

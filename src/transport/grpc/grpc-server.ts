@@ -24,6 +24,7 @@ import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
 import { connectHandler } from './game-server-link.js';
 import { DEFAULT_MAX_UNREAD_BYTES } from './stream-lifecycle.js';
+import { watchStreamResets } from './stream-reset-budget.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
@@ -63,6 +64,8 @@ export interface GrpcServerOptions {
   readonly extra?: readonly ServerInterceptor[];
   /** Admin.Drain was called (its role is checked by the chain): the process drains and exits. */
   readonly onDrainRequested?: (reason: string) => { graceMs: number };
+  /** A connection was ended gracefully (GOAWAY NO_ERROR) before its client's stream resets made nghttp2 kill it. */
+  readonly onStreamResetsRotated?: (peer: string) => void;
   /** Admin.ReloadConfig was called (admins only, checked by the chain): the process reads its config file again. */
   readonly onReloadRequested?: () => ReloadAnswer;
 }
@@ -165,6 +168,13 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       err ? reject(err) : resolve(boundPort),
     ),
   );
+
+  watchStreamResets(server, {
+    onRotated: (peer) => {
+      options.log.info({ peer }, 'connection ended gracefully (GOAWAY NO_ERROR): its client reset too many streams');
+      options.onStreamResetsRotated?.(peer);
+    },
+  });
 
   return {
     server,

@@ -1,0 +1,100 @@
+import type { Server } from '@grpc/grpc-js';
+import { constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * HTTP/2 rapid-reset protection (CVE-2023-44487) as nghttp2 1.57+ applies it to every Node http2
+ * server: each RST_STREAM a client sends takes a token from a bucket of 1,000 refilled at 33 a
+ * second, and an empty bucket closes the connection with GOAWAY INTERNAL_ERROR, failing every call
+ * in flight on it ("Session closed with error code 2" in grpc-js). A legitimate client reaches that
+ * just by cancelling calls or letting deadlines pass (players who give up waiting for a game). Node
+ * 22's `streamResetBurst`/`streamResetRate` raise the limit; Node 20 has no such option (they are
+ * ignored), so the coordinator keeps its own copy of the bucket per connection and, before
+ * nghttp2's runs dry, ends the connection gracefully: GOAWAY NO_ERROR, calls in flight go on, the
+ * client opens a new connection (a fresh bucket) for its next calls. An attacker's resets still
+ * cost it a reconnect every ~500 resets, and nghttp2's own limit stays in force behind ours.
+ */
+export const NGHTTP2_STREAM_RESET_LIMIT = { burst: 1000, perSecond: 33 } as const;
+/** Tokens kept back for the resets of calls still in flight when the graceful GOAWAY goes out. */
+export const STREAM_RESET_RESERVE = 500;
+
+/** A token bucket, refilled continuously; `take` spends one and says how many are left. */
+export class StreamResetBudget {
+  private tokens: number;
+  private at: number;
+
+  constructor(
+    private readonly limit: { readonly burst: number; readonly perSecond: number },
+    now: number,
+  ) {
+    this.tokens = limit.burst;
+    this.at = now;
+  }
+
+  take(now: number): number {
+    this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) / 1000) * this.limit.perSecond);
+    this.at = now;
+    this.tokens = Math.max(0, this.tokens - 1);
+    return this.tokens;
+  }
+}
+
+export interface StreamResetWatch {
+  readonly limit?: { readonly burst: number; readonly perSecond: number };
+  readonly reserve?: number;
+  /** Monotonic milliseconds. */
+  readonly now?: () => number;
+  /** A connection was ended gracefully because its client reset too many streams. */
+  readonly onRotated?: (peer: string) => void;
+}
+
+/**
+ * Watches every connection of a bound grpc-js server. grpc-js keeps its http2 servers in a private
+ * field; it is checked, so a grpc-js without it fails at start instead of silently losing this.
+ */
+export function watchStreamResets(server: Server, watch: StreamResetWatch = {}): void {
+  const http2Servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(http2Servers instanceof Map)) throw new Error('grpc-js Server has no http2Servers map: cannot watch HTTP/2 stream resets');
+  for (const http2Server of http2Servers.keys() as IterableIterator<Http2Server>) {
+    http2Server.on('session', (session: Http2Session) => watchSession(session, watch));
+  }
+}
+
+function watchSession(session: Http2Session, watch: StreamResetWatch): void {
+  const now = watch.now ?? (() => performance.now());
+  const limit = watch.limit ?? NGHTTP2_STREAM_RESET_LIMIT;
+  const reserve = watch.reserve ?? STREAM_RESET_RESERVE;
+  const budget = new StreamResetBudget(limit, now());
+  let rotated = false;
+  session.on('stream', (stream: ServerHttp2Stream) => {
+    stream.once('close', () => {
+      if (rotated || !mayBeReset(stream)) return;
+      if (budget.take(now()) >= reserve) return;
+      rotated = true;
+      if (session.closed || session.destroyed) return;
+      watch.onRotated?.(session.socket?.remoteAddress ?? '');
+      try {
+        // As grpc-js does for max connection age: a GOAWAY naming no last stream first, so calls
+        // already on their way are still taken, then close(), which lets the open ones finish.
+        session.goaway(constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
+        session.close();
+      } catch {
+        session.destroy();
+      }
+    });
+  });
+}
+
+/**
+ * Whether the client may have sent, or may still send, a RST_STREAM for this stream. nghttp2 counts
+ * every RST_STREAM it receives, also one for a stream the server had already ended (a client whose
+ * deadline fired as the server's did, a raw client that cancels after the status), so counting
+ * only the streams Node saw reset (a non-zero rstCode) missed most of them: a stream counts unless
+ * it ended cleanly on both sides, the client's request read to its end and status OK sent.
+ */
+function mayBeReset(stream: ServerHttp2Stream): boolean {
+  if (stream.rstCode > constants.NGHTTP2_NO_ERROR) return true;
+  if (!stream.readableEnded) return true;
+  const status = stream.sentTrailers?.['grpc-status'] ?? stream.sentHeaders?.['grpc-status'];
+  return String(status) !== '0';
+}
