@@ -6,9 +6,10 @@
  * echo's calls/s; >= 10 million 4-player cooperative games per hour; coordinator RSS after 100k
  * tickets < 250 MB; CPU µs per ticket beside the echo server's per message.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 import { startServerChild } from './child-process.js';
@@ -34,15 +35,32 @@ interface Measured {
 
 type Mode = { readonly mode: 'unary' | 'stream'; readonly batch: boolean; readonly concurrency: number };
 
+/** BENCH_HEAPSNAPSHOT_DIR=dir: the coordinator writes a heap snapshot there after the measured load (for perf/profile/heap-by-constructor.ts). */
+const snapshotDir = process.env.BENCH_HEAPSNAPSHOT_DIR;
+/** BENCH_COORDINATOR_NODE_ARGS='--flag ...': V8/Node flags for the coordinator process (to try heap settings). */
+const nodeArgs = process.env.BENCH_COORDINATOR_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const count = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')).length;
+  const before = count();
+  process.kill(pid, 'SIGUSR2');
+  // Written synchronously by the child; a snapshot of a few hundred MB takes seconds.
+  for (let i = 0; i < 600 && count() === before; i++) await new Promise((resolve) => setTimeout(resolve, 500));
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+}
+
 /** A fresh coordinator process (factories.yaml, plaintext on loopback); warms up, then measures. */
 async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 10)): Promise<Measured> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
+  let metricsPort: string | undefined;
   const coordinator = await startServerChild(
     ['src/cli/main.ts', 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
     (line) => {
+      metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;
     },
+    [...(snapshotDir ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshotDir}`] : []), ...nodeArgs],
   );
   const idleRssBytes = coordinator.rssBytes();
   const load = (runId: string, count: number) =>
@@ -69,7 +87,17 @@ async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 
     const loadUsed = process.cpuUsage(loadBefore);
     const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1);
     const loadCpuMicrosPerTicket = (loadUsed.user + loadUsed.system) / Math.max(report.assigned, 1);
-    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes: coordinator.rssBytes(), idleRssBytes, ticketsSoFar: warmup + tickets };
+    const rssBytes = coordinator.rssBytes();
+    if (process.env.BENCH_VERBOSE) {
+      const status = readFileSync(`/proc/${coordinator.pid}/status`, 'utf8').split('\n').filter((l) => /^(Rss|VmHWM)/.test(l));
+      console.error(`after the load: ${status.join(', ').replace(/\s+/g, ' ')}`);
+      if (metricsPort) {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        console.error(text.split('\n').filter((l) => /^nodejs_(heap|external)/.test(l)).join('\n'));
+      }
+    }
+    if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
+    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes, idleRssBytes, ticketsSoFar: warmup + tickets };
   } finally {
     await coordinator.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -130,3 +158,27 @@ const endToEnd: BenchSuite = {
 };
 
 export default endToEnd;
+
+/**
+ * The memory goal alone: `npx tsx perf/bench/end-to-end.bench.ts rss [checkout]` sends 120,000
+ * tickets through the load generator (batched FindGames, 20k of warm-up then 100k) and prints the
+ * coordinator's RSS after them. With a checkout (another worktree, after its `npm ci`) the
+ * coordinator is that checkout's, the load generator this one's: before and after from one bench.
+ */
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'rss') {
+  const checkout = process.argv[3];
+  if (checkout) process.chdir(checkout);
+  const m = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, 100_000, GOAL_TICKETS - 100_000);
+  console.log(
+    JSON.stringify({
+      coordinator: checkout ?? '.',
+      tickets: m.ticketsSoFar,
+      rssMB: Math.round(m.rssBytes / 1e6),
+      idleRssMB: Math.round(m.idleRssBytes / 1e6),
+      perSecond: Math.round(m.report.matchesPerSecond),
+      cpuMicrosPerTicket: Math.round(m.cpuMicrosPerTicket * 10) / 10,
+      assigned: m.report.assigned,
+    }),
+  );
+  process.exit(0);
+}

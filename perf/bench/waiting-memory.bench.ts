@@ -7,7 +7,7 @@
  *
  * `npx tsx perf/bench/waiting-memory.bench.ts N stream|own [max-old-space-size MB]` measures one case.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +27,17 @@ export interface WaitingMemory {
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** BENCH_HEAPSNAPSHOT_DIR=dir: the coordinator writes a heap snapshot there with the N tickets waiting (for perf/profile/heap-by-constructor.ts). */
+const snapshotDir = process.env.BENCH_HEAPSNAPSHOT_DIR;
+
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const count = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')).length;
+  const before = count();
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 600 && count() === before; i++) await settle(500);
+  await settle(10_000); // written synchronously by the coordinator; a few hundred MB take seconds
+}
+
 /** One fresh coordinator, N waiting tickets of one shape, its RSS before and after. */
 export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number): Promise<WaitingMemory> {
   const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
@@ -38,7 +49,7 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;
     },
-    [`--max-old-space-size=${maxOldSpaceMb}`],
+    [`--max-old-space-size=${maxOldSpaceMb}`, ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [])],
   );
   const address = `127.0.0.1:${coordinator.port}`;
   // No free slot: every ticket's creation waits in line.
@@ -57,6 +68,7 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     await settle(2000);
     const rssBytes = coordinator.rssBytes();
     log(`${tickets} waiting`);
+    if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
     waiting.close();
     return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets };
   } finally {

@@ -23,7 +23,10 @@ export class CoreView implements CoordinatorView {
 
   ticket(ticketId: string): TicketSummary | undefined {
     const t = this.book.get(ticketId);
-    return t && { ticketId: t.id, factory: t.factory, state: t.state.kind, playerIds: t.playerIds, createdAt: t.createdAt, arrival: t.arrival };
+    if (t) return { ticketId: t.id, factory: t.factory, state: t.state.kind, playerIds: t.playerIds, createdAt: t.createdAt, arrival: t.arrival };
+    // An assigned ticket kept for retries holds no players (they were freed when it got its game).
+    const a = this.book.answered(ticketId);
+    return a && { ticketId: a.id, factory: a.factory, state: 'assigned', playerIds: [], createdAt: a.createdAt, arrival: a.arrival };
   }
 
   gameServer(gameId: string): string | undefined {

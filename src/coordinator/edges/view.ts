@@ -48,6 +48,7 @@ export interface TicketSummary {
   readonly ticketId: string;
   readonly factory: string;
   readonly state: 'parked' | 'pooled' | 'placing' | 'assigned';
+  /** The players it holds: none once assigned (its players are free again). */
   readonly playerIds: readonly string[];
   readonly createdAt: number;
   readonly arrival: number;

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../core-context.js';
 import type { Assignment, TicketListener } from '../messages.js';
-import type { EndReason, Ticket, TicketState, TicketStateKind } from './ticket.js';
+import { fingerprintHash, type AnsweredTicket, type EndReason, type Ticket, type TicketState, type TicketStateKind } from './ticket.js';
 import type { PlacedRecord } from './ticket-record.js';
 
 /** A move the book refuses: a bug in the caller, never a client's doing. */
@@ -25,7 +25,10 @@ const POOLED: TicketState = Object.freeze({ kind: 'pooled' });
  * of overwriting. Storing a ticket and ending its claim on its players are effects of its moves.
  */
 export class TicketBook {
+  /** Live tickets: waiting (parked, pooled) or in a game creation (placing). */
   private readonly tickets = new Map<string, Entry>();
+  /** Tickets that got their game, kept compact until their retention ends (state `assigned`). */
+  private readonly answeredTickets = new Map<string, AnsweredTicket>();
   private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
   private stopping = false;
   /**
@@ -42,16 +45,22 @@ export class TicketBook {
     return (this.lastPlacing = Object.freeze({ kind: 'placing', creationId, position }));
   }
 
+  /** A live ticket (parked, pooled or placing); an assigned one is `answered`. */
   get(ticketId: string): Ticket | undefined {
     return this.tickets.get(ticketId);
   }
 
+  /** What is kept of a ticket that got its game, until its retention is over. */
+  answered(ticketId: string): AnsweredTicket | undefined {
+    return this.answeredTickets.get(ticketId);
+  }
+
   get size(): number {
-    return this.tickets.size;
+    return this.tickets.size + this.answeredTickets.size;
   }
 
   countsByState(): Readonly<Record<TicketStateKind, number>> {
-    return { ...this.counts };
+    return { ...this.counts, assigned: this.answeredTickets.size };
   }
 
   /** The tickets waiting in each factory's pool, in arrival order: a reload hands them to new settings. O(tickets). */
@@ -70,6 +79,7 @@ export class TicketBook {
   /** A new ticket whose players the edge has already claimed for it. */
   open(fields: Fields, initial: 'parked' | 'pooled', listener: TicketListener, persisted: boolean): Ticket {
     if (this.tickets.has(fields.id)) throw new IllegalTicketMove(fields.id, this.tickets.get(fields.id)!.state.kind, 'open');
+    if (this.answeredTickets.has(fields.id)) throw new IllegalTicketMove(fields.id, 'assigned', 'open');
     // Written out, not spread: a spread here gave every ticket a hidden class of its own (a heap
     // profile showed one V8 map per live ticket, and megamorphic reads in every lookup).
     const entry: Entry = {
@@ -109,28 +119,50 @@ export class TicketBook {
     return entry;
   }
 
-  /** Got its game. Its players are free to find another once they leave it. */
+  /**
+   * Got its game. Its players are free to find another once they leave it. The live ticket leaves
+   * the book (returned as it was last, assigned) and an AnsweredTicket takes its place for retries.
+   */
   assign(ticketId: string, assignment: Assignment): Ticket {
     const entry = this.move(ticketId, ['pooled', 'placing'], { kind: 'assigned', assignment });
+    this.counts.assigned--; // counted as answeredTickets.size
+    this.tickets.delete(ticketId);
+    const [hashHigh, hashLow] = fingerprintHash(entry.request);
+    this.answeredTickets.set(ticketId, {
+      id: entry.id,
+      factory: entry.factory,
+      createdAt: entry.createdAt,
+      arrival: entry.arrival,
+      owner: entry.owner,
+      assignment,
+      hashHigh,
+      hashLow,
+    });
     this.unpersist(entry);
     this.release(entry);
     return entry;
   }
 
-  /** Leaves the book: cancelled, expired, failed, or an assigned ticket's retention is over. */
-  end(ticketId: string, reason: EndReason): Ticket {
-    const entry = this.entry(ticketId);
-    if (reason === 'retention-over' ? entry.state.kind !== 'assigned' : entry.state.kind === 'assigned') {
-      throw new IllegalTicketMove(ticketId, entry.state.kind, `ended (${reason})`);
-    }
+  /** An assigned ticket's retention is over: it leaves the book. */
+  forget(ticketId: string): AnsweredTicket {
+    const answered = this.answeredTickets.get(ticketId);
+    if (!answered) throw new IllegalTicketMove(ticketId, this.tickets.get(ticketId)?.state.kind ?? 'absent', 'ended (retention-over)');
+    this.answeredTickets.delete(ticketId);
+    return answered;
+  }
+
+  /** A live ticket leaves the book: cancelled, expired or failed. */
+  end(ticketId: string, reason: Exclude<EndReason, 'retention-over'>): Ticket {
+    const entry = this.tickets.get(ticketId);
+    if (!entry) throw new IllegalTicketMove(ticketId, this.answeredTickets.has(ticketId) ? 'assigned' : 'absent', `ended (${reason})`);
     this.tickets.delete(ticketId);
     this.counts[entry.state.kind]--;
     this.unpersist(entry);
-    if (entry.state.kind !== 'assigned') this.release(entry);
+    this.release(entry);
     return entry;
   }
 
-  /** A new call took the ticket over (a retry); returns the listener it replaced. */
+  /** A new call took a live ticket over (a retry); returns the listener it replaced. */
   listen(ticketId: string, listener: TicketListener | undefined): TicketListener | undefined {
     const entry = this.entry(ticketId);
     const previous = entry.listener;
@@ -157,7 +189,7 @@ export class TicketBook {
   beginShutdown(): number {
     let stored = 0;
     for (const entry of this.tickets.values()) {
-      if (entry.state.kind === 'assigned' || entry.persisted) continue;
+      if (entry.persisted) continue;
       this.persist(entry.id);
       stored++;
     }

@@ -13,7 +13,7 @@ import type { ServerRoster } from '../servers/server-roster.js';
 import { AwaitingServers } from './awaiting-servers.js';
 import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
 import { checkOwner, ticketIdReused } from './restored-tickets.js';
-import { fingerprint, type EndReason, type Ticket } from './ticket.js';
+import { fingerprint, fingerprintHash, type AnsweredTicket, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 import type { PlacedRecord, TicketRecord } from './ticket-record.js';
 
@@ -67,6 +67,8 @@ export class TicketDesk {
   find(request: FindRequest, listener: TicketListener): void {
     const existing = this.book.get(request.ticketId);
     if (existing) return this.resume(existing, request, listener);
+    const answered = this.book.answered(request.ticketId);
+    if (answered) return this.resumeAnswered(answered, request, listener);
     const restored = this.restored.take(request);
     const ordered = restored?.assignment;
     if (restored && ordered && this.games.get(ordered.gameId)?.serverId === ordered.serverId) return this.reopenAssigned(restored, ordered, listener);
@@ -304,16 +306,27 @@ export class TicketDesk {
     if (previous && previous !== listener) {
       this.ctx.out.fail(previous, ticket.id, new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
     }
-    const state = ticket.state;
-    if (state.kind === 'assigned') this.ctx.out.update(listener, ticket.id, { kind: 'assigned', assignment: state.assignment });
-    else if (state.kind === 'placing') this.creations.reportPosition(ticket);
+    if (ticket.state.kind === 'placing') this.creations.reportPosition(ticket);
     else this.queuedAt(ticket, 0);
+  }
+
+  /**
+   * A retry of a ticket that has its game: the same assignment, if it is the same request from its
+   * owner. The call is answered at once, so no listener is kept; the players the edge claimed for
+   * the retry are given back (the assigned ticket holds none).
+   */
+  private resumeAnswered(answered: AnsweredTicket, request: FindRequest, listener: TicketListener): void {
+    const [high, low] = fingerprintHash(request);
+    if (high !== answered.hashHigh || low !== answered.hashLow) throw ticketIdReused(answered.id);
+    checkOwner(request.caller, answered.owner, answered.id, 'resume');
+    this.ctx.out.push({ kind: 'release', ticketId: answered.id, playerIds: request.party.map((p) => p.playerId) });
+    this.ctx.out.update(listener, answered.id, { kind: 'assigned', assignment: answered.assignment });
   }
 
   /** CancelFind. False when no ticket with that id is waiting. */
   cancel(ticketId: string, caller?: Principal): boolean {
     const ticket = this.book.get(ticketId);
-    if (!ticket || ticket.state.kind === 'assigned') return false;
+    if (!ticket) return false;
     checkOwner(caller, ticket.owner, ticketId, 'cancel');
     this.finish(ticket, 'cancelled', new MatchmakingError('CANCELLED', `ticket "${ticketId}" was cancelled`));
     return true;
@@ -326,7 +339,7 @@ export class TicketDesk {
     this.book.listen(ticketId, undefined);
     // Streams cut by our own shutdown are not clients giving up: their tickets stay stored.
     if (this.stopping) return;
-    if (ticket.state.kind !== 'assigned') this.finish(ticket, 'cancelled', undefined);
+    this.finish(ticket, 'cancelled', undefined);
   }
 
   private expireAt(ticketId: string, at: number): void {
@@ -335,12 +348,12 @@ export class TicketDesk {
 
   /** The ticket's time to live (or an assigned ticket's retention) is over. */
   expire(ticketId: string): void {
-    const ticket = this.book.get(ticketId);
-    if (!ticket) return;
-    if (ticket.state.kind === 'assigned') {
-      this.book.end(ticketId, 'retention-over');
+    if (this.book.answered(ticketId)) {
+      this.book.forget(ticketId);
       return;
     }
+    const ticket = this.book.get(ticketId);
+    if (!ticket) return;
     this.finish(ticket, 'expired', new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live`));
   }
 
@@ -359,7 +372,7 @@ export class TicketDesk {
     } else {
       this.registry.get(ticket.factory)?.withdraw(ticket.id);
     }
-    this.book.end(ticket.id, outcome as EndReason);
+    this.book.end(ticket.id, outcome);
     this.ctx.out.event('findFinished', { factory: ticket.factory, outcome, elapsedMs: this.ctx.now() - ticket.createdAt });
     if (error) this.ctx.out.fail(ticket.listener, ticket.id, error);
     this.ctx.maybeIdle.add(ticket.factory);
@@ -372,10 +385,7 @@ export class TicketDesk {
     // finds a second, a 5-minute tail of finished tickets is what the heap would be made of.
     this.expireAt(ticketId, Math.min(this.ctx.now() + ASSIGNED_RETENTION_MS, ticket.createdAt + this.ctx.config.placement.ticketTtlMs));
     this.ctx.out.event('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
-    const listener = ticket.listener;
-    this.ctx.out.update(listener, ticketId, { kind: 'assigned', assignment });
-    // The call is answered: a retained ticket need not keep its stream's closures alive (a retry
-    // brings its own listener).
-    if (listener) this.book.listen(ticketId, undefined);
+    // The call is answered: what is kept for a retry holds no listener (a retry brings its own).
+    this.ctx.out.update(ticket.listener, ticketId, { kind: 'assigned', assignment });
   }
 }
