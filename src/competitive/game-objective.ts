@@ -2,7 +2,7 @@ import type { BatchEntry } from './batch-entry.js';
 import type { CompetitiveConfig } from './competitive-config.js';
 import { NO_SOFT_PREFERENCES, type SoftPreferences } from './soft-preferences.js';
 import { TeamScores } from './team-score.js';
-import { NONE_SUITS, type VenueChoice, type VenueSummary } from './venue-choice.js';
+import { NONE_SUITS, NOT_CONFIGURED, type VenueChoice, type VenueSummary } from './venue-choice.js';
 
 /**
  * What the hill-climber minimises, in units of "standard deviations of skill" so its terms can be
@@ -48,6 +48,13 @@ export class TeamSummary {
   maxPlayer = -Infinity;
   minTicket = Infinity;
   maxTicket = -Infinity;
+  /**
+   * The lowest `score + maxScoreGap` and the highest `score - maxScoreGap` of its tickets: a game
+   * whose ticket scores all lie between these bounds of every team exceeds no window, so its cost
+   * needs no pass over its members (GameObjective.cost).
+   */
+  lowestReach = Infinity;
+  highestReach = -Infinity;
 
   constructor(readonly venue: VenueSummary) {}
 }
@@ -57,6 +64,8 @@ export class GameObjective {
   /** Scratch for members, summaries and the last assessment, so costing a game allocates nothing. */
   private readonly members: BatchEntry[] = [];
   private readonly venueScratch: VenueSummary[] = [];
+  /** No maps or regions configured: summaries share one empty venue summary and costs skip the choice. */
+  private readonly trivialVenue: boolean;
   private readonly summaryScratch: TeamSummary[] = [];
   private viable = false;
   private scoreGap = 0;
@@ -71,7 +80,9 @@ export class GameObjective {
     private readonly sigma: number,
     /** Soft filters of the factory: add to the cost, never to viability. */
     private readonly soft: SoftPreferences = NO_SOFT_PREFERENCES,
-  ) {}
+  ) {
+    this.trivialVenue = venue.trivial;
+  }
 
   newSummary(): TeamSummary {
     return new TeamSummary(this.venue.newSummary());
@@ -79,26 +90,42 @@ export class GameObjective {
 
   /** Fills `into` from the team's members. */
   summarize(team: readonly BatchEntry[], into: TeamSummary): void {
+    const aggregation = this.config.teamScore;
     let players = 0;
     let minTicket = Infinity;
     let maxTicket = -Infinity;
     let minPlayer = Infinity;
     let maxPlayer = -Infinity;
+    let lowestReach = Infinity;
+    let highestReach = -Infinity;
+    // The team score of `mean` and `max` in the same pass, adding in TeamScores' order (so the
+    // same sums); `weighted` sorts, and is left to TeamScores.
+    let sum = 0;
+    let max = -Infinity;
     for (const entry of team) {
       players += entry.size;
       const score = entry.score;
       if (score < minTicket) minTicket = score;
       if (score > maxTicket) maxTicket = score;
+      const upper = score + entry.maxScoreGap;
+      const lower = score - entry.maxScoreGap;
+      if (upper < lowestReach) lowestReach = upper;
+      if (lower > highestReach) highestReach = lower;
       if (entry.size === 1) {
         // A solo's party score is its player's: read from the entry, not through the ticket's
         // players (three more objects scattered over the heap, per member per move tried).
         if (score < minPlayer) minPlayer = score;
         if (score > maxPlayer) maxPlayer = score;
+        sum += score;
+        max = Math.max(max, score);
         continue;
       }
       for (const player of entry.ticket.players) {
-        if (player.score < minPlayer) minPlayer = player.score;
-        if (player.score > maxPlayer) maxPlayer = player.score;
+        const playerScore = player.score;
+        if (playerScore < minPlayer) minPlayer = playerScore;
+        if (playerScore > maxPlayer) maxPlayer = playerScore;
+        sum += playerScore;
+        max = Math.max(max, playerScore);
       }
     }
     into.players = players;
@@ -106,8 +133,11 @@ export class GameObjective {
     into.maxTicket = maxTicket;
     into.minPlayer = minPlayer;
     into.maxPlayer = maxPlayer;
-    into.score = this.teamScores.of(team, this.config.teamScore);
-    this.venue.summarize(team, into.venue);
+    into.lowestReach = lowestReach;
+    into.highestReach = highestReach;
+    into.score =
+      aggregation === 'weighted' ? this.teamScores.of(team, aggregation) : players === 0 ? 0 : aggregation === 'mean' ? sum / players : max;
+    if (!this.trivialVenue) this.venue.summarize(team, into.venue);
   }
 
   /** The cost of a game whose teams are summarised in `summaries` (same order); allocates nothing. */
@@ -120,13 +150,18 @@ export class GameObjective {
     let maxTicket = -Infinity;
     let minTeam = Infinity;
     let maxTeam = -Infinity;
+    let lowestReach = Infinity;
+    let highestReach = -Infinity;
     let players = 0;
     let members = 0;
     const venues = this.venueScratch;
+    const trivialVenue = this.trivialVenue;
     for (let t = 0; t < teams.length; t++) {
       const summary = summaries[t] as TeamSummary;
       members += (teams[t] as readonly BatchEntry[]).length;
       players += summary.players;
+      if (summary.lowestReach < lowestReach) lowestReach = summary.lowestReach;
+      if (summary.highestReach > highestReach) highestReach = summary.highestReach;
       if (summary.minTicket < minTicket) minTicket = summary.minTicket;
       if (summary.maxTicket > maxTicket) maxTicket = summary.maxTicket;
       if (summary.minPlayer < minPlayer) minPlayer = summary.minPlayer;
@@ -134,29 +169,29 @@ export class GameObjective {
       if (summary.players !== config.teamSize) full = false;
       if (summary.score < minTeam) minTeam = summary.score;
       if (summary.score > maxTeam) maxTeam = summary.score;
-      venues[t] = summary.venue;
+      if (!trivialVenue) venues[t] = summary.venue;
     }
     const scoreGap = members === 0 ? 0 : maxPlayer - minPlayer;
     const teamImbalance = teams.length === 0 ? 0 : maxTeam - minTeam;
 
-    // Reciprocal windows: every ticket must accept every other ticket of the game.
+    // Reciprocal windows: every ticket must accept every other ticket of the game. When the
+    // game's scores lie inside every ticket's window with room to spare (the usual case once a
+    // batch is assembled), no window is exceeded and the members need not be read; the margin
+    // covers the rounding of score ± window against the per-member test, so near the edge the
+    // members are read and the result is the same either way.
     let windowExcess = 0;
-    for (const team of teams) {
-      for (const entry of team) {
-        const reach = Math.max(maxTicket - entry.score, entry.score - minTicket);
-        if (reach > entry.maxScoreGap) windowExcess += reach - entry.maxScoreGap;
-      }
-    }
-    const map = venue.mapOf(venues, teams.length);
-    const region = venue.regionOf(venues, teams.length);
+    if (!withinEveryWindow(minTicket, maxTicket, lowestReach, highestReach)) windowExcess = this.windowExcess(teams, minTicket, maxTicket);
+    // Without maps or regions both choices are NOT_CONFIGURED and add nothing to the cost.
+    const map = trivialVenue ? NOT_CONFIGURED : venue.mapOf(venues, teams.length);
+    const region = trivialVenue ? NOT_CONFIGURED : venue.regionOf(venues, teams.length);
     const viable = full && windowExcess === 0 && map !== NONE_SUITS && region !== NONE_SUITS;
 
     const w = OBJECTIVE_WEIGHTS;
     let cost =
       (w.teamImbalance * teamImbalance) / sigma +
       (w.spread * scoreGap) / sigma +
-      (region !== NONE_SUITS ? venue.worstLatencyOf(venues, teams.length, region) / w.latencyMsPerSigma : 0) +
-      (map !== NONE_SUITS && players > 0 ? (w.unmetMapPreference * venue.unmetOf(venues, teams.length, map)) / players : 0) +
+      (region >= 0 ? venue.worstLatencyOf(venues, teams.length, region) / w.latencyMsPerSigma : 0) +
+      (map >= 0 && players > 0 ? (w.unmetMapPreference * venue.unmetOf(venues, teams.length, map)) / players : 0) +
       (this.soft.empty ? 0 : this.soft.cost(this.membersOf(teams)));
     if (!viable) cost += w.notViable + windowExcess / sigma;
     this.viable = viable;
@@ -165,6 +200,18 @@ export class GameObjective {
     this.map = map;
     this.region = region;
     return cost;
+  }
+
+  /** How far the game's tickets exceed their windows, summed over its members. */
+  private windowExcess(teams: readonly (readonly BatchEntry[])[], minTicket: number, maxTicket: number): number {
+    let excess = 0;
+    for (const team of teams) {
+      for (const entry of team) {
+        const reach = Math.max(maxTicket - entry.score, entry.score - minTicket);
+        if (reach > entry.maxScoreGap) excess += reach - entry.maxScoreGap;
+      }
+    }
+    return excess;
   }
 
   evaluate(teams: readonly (readonly BatchEntry[])[]): GameEvaluation {
@@ -194,4 +241,20 @@ export class GameObjective {
     for (const team of teams) for (const entry of team) members.push(entry);
     return members;
   }
+}
+
+/**
+ * True when every ticket of a game whose ticket scores span [minTicket, maxTicket] surely accepts
+ * every other: maxTicket - score <= window and score - minTicket <= window for each ticket, given
+ * only the lowest score + window (lowestReach) and highest score - window (highestReach) over its
+ * tickets. Those were rounded once and the per-member test rounds its own difference, so the
+ * bounds must hold with a margin of many units in the last place of the numbers involved; a game
+ * inside that margin (or with a NaN score) is not vouched for and its members are read. A NaN
+ * window is skipped by the bounds as the member test never counts it exceeded.
+ */
+function withinEveryWindow(minTicket: number, maxTicket: number, lowestReach: number, highestReach: number): boolean {
+  const scale = 1 + Math.abs(minTicket) + Math.abs(maxTicket);
+  const upperHolds = lowestReach === Infinity || maxTicket <= lowestReach - 1e-12 * (scale + Math.abs(lowestReach));
+  const lowerHolds = highestReach === -Infinity || minTicket >= highestReach + 1e-12 * (scale + Math.abs(highestReach));
+  return upperHolds && lowerHolds;
 }
