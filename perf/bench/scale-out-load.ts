@@ -43,7 +43,7 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       new GameServerConnection(
         plan.address,
         { serverId: `${plan.runId}-server${i}`, endpoint: `127.0.0.1:${7000 + i}`, maxGames: 1000 },
-        { autoJoin: true, endWhenFull: plan.playersPerGame, batch: true },
+        { autoJoin: true, endWhenFull: plan.playersPerGame, batch: true, reconnect: true },
       ),
   );
   await Promise.all(servers.map((s) => s.connect()));

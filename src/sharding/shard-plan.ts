@@ -7,6 +7,11 @@ export interface ShardView {
   readonly liveNodes: readonly string[];
   /** The holder of each shard's lease (index = shard), undefined when the lease is free. */
   readonly holders: readonly (string | undefined)[];
+  /**
+   * Shards with demand now (their factories had finds lately): spread evenly on their own, so
+   * the few shards that carry the load do not land on one node. Absent or empty: by count only.
+   */
+  readonly hot?: ReadonlySet<number>;
 }
 
 /**
@@ -29,7 +34,6 @@ export function planShards(view: ShardView): (string | undefined)[] {
   const target: (string | undefined)[] = new Array<string | undefined>(shardCount).fill(undefined);
   const nodes = [...new Set(view.liveNodes)].sort();
   if (nodes.length === 0) return target;
-
   const weights = new Map<string, number>();
   const weight = (node: string, shard: number): number => {
     const key = `${shard}/${node}`;
@@ -37,28 +41,73 @@ export function planShards(view: ShardView): (string | undefined)[] {
     if (w === undefined) weights.set(key, (w = rendezvousWeight(node, shard)));
     return w;
   };
+  const all = Array.from({ length: shardCount }, (_, shard) => shard);
+  const hot = all.filter((shard) => view.hot?.has(shard));
+  if (hot.length === 0 || hot.length === shardCount) {
+    assign(all, evenQuotas(all, nodes, view.holders, shardCount), nodes, view.holders, weight, target);
+    return target;
+  }
+  // The shards with demand spread evenly first (±1 each), then the idle ones fill every node to
+  // ⌊S/N⌋ or ⌈S/N⌉ in all, the extra shards going first to the nodes with fewer hot ones.
+  const hotQuota = evenQuotas(hot, nodes, view.holders, hot.length);
+  assign(hot, hotQuota, nodes, view.holders, weight, target);
+  const base = Math.floor(shardCount / nodes.length);
+  const extra = shardCount % nodes.length;
+  const fewestHotFirst = [...nodes].sort((a, b) => hotQuota.get(a)! - hotQuota.get(b)! || heldOf(b, all, view.holders) - heldOf(a, all, view.holders) || compare(a, b));
+  const coldQuota = new Map<string, number>();
+  fewestHotFirst.forEach((node, i) => coldQuota.set(node, Math.max(0, base + (i < extra ? 1 : 0) - hotQuota.get(node)!)));
+  assign(
+    all.filter((shard) => !view.hot?.has(shard)),
+    coldQuota,
+    nodes,
+    view.holders,
+    weight,
+    target,
+  );
+  return target;
+}
+
+const heldOf = (node: string, shards: readonly number[], holders: readonly (string | undefined)[]): number => shards.filter((s) => holders[s] === node).length;
+
+/** ⌊n/N⌋ or ⌈n/N⌉ of `shards` per node, the extra ones to the nodes holding the most of them now. */
+function evenQuotas(shards: readonly number[], nodes: readonly string[], holders: readonly (string | undefined)[], n: number): Map<string, number> {
+  const base = Math.floor(n / nodes.length);
+  const extra = n % nodes.length;
+  const held = new Map(nodes.map((node) => [node, heldOf(node, shards, holders)]));
+  const mostHeldFirst = [...nodes].sort((a, b) => held.get(b)! - held.get(a)! || compare(a, b));
+  return new Map(mostHeldFirst.map((node, i) => [node, base + (i < extra ? 1 : 0)]));
+}
+
+/**
+ * Gives each of `shards` an owner in `target`, each node at most its quota: a node keeps as many
+ * of its shards as its quota allows (the ones it ranks highest by rendezvous weight); the rest go
+ * by rendezvous hashing among the nodes with room, strongest preferences first.
+ */
+function assign(
+  shards: readonly number[],
+  quota: ReadonlyMap<string, number>,
+  nodes: readonly string[],
+  holders: readonly (string | undefined)[],
+  weight: (node: string, shard: number) => number,
+  target: (string | undefined)[],
+): void {
   const held = new Map<string, number[]>(nodes.map((n) => [n, []]));
   const loose: number[] = [];
-  for (let shard = 0; shard < shardCount; shard++) {
-    const holder = view.holders[shard];
+  for (const shard of shards) {
+    const holder = holders[shard];
     const mine = holder === undefined ? undefined : held.get(holder);
     if (mine) mine.push(shard);
     else loose.push(shard);
   }
-
-  const base = Math.floor(shardCount / nodes.length);
-  const extra = shardCount % nodes.length;
-  const mostHeldFirst = [...nodes].sort((a, b) => held.get(b)!.length - held.get(a)!.length || compare(a, b));
   const room = new Map<string, number>();
-  mostHeldFirst.forEach((node, i) => {
-    const share = base + (i < extra ? 1 : 0);
+  for (const node of nodes) {
+    const share = quota.get(node) ?? 0;
     const mine = held.get(node)!;
     mine.sort((a, b) => weight(node, b) - weight(node, a) || a - b);
     for (const shard of mine.slice(0, share)) target[shard] = node;
     loose.push(...mine.slice(share));
     room.set(node, Math.max(0, share - mine.length));
-  });
-
+  }
   const candidates: { node: string; shard: number; weight: number }[] = [];
   for (const node of nodes) {
     if (room.get(node)! === 0) continue;
@@ -71,7 +120,6 @@ export function planShards(view: ShardView): (string | undefined)[] {
     target[shard] = node;
     room.set(node, left - 1);
   }
-  return target;
 }
 
 /** What one node does now to move toward the plan. */

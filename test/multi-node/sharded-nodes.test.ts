@@ -7,19 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 import { NodeProcess } from './node-process.js';
+import { until } from '../support/until.js';
 import { ReconnectingServer, find, retried } from './cluster-fixture.js';
 
 const hasRedis = redisBinaryPresent();
 const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 const owned = (node: NodeProcess) => node.log.match(/this node now owns a shard/g)?.length ?? 0;
-
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('sharded nodes on one Redis', () => {
   let redis: RedisServer;

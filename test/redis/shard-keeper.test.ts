@@ -68,6 +68,17 @@ describe.each(redisTargets())('shard keeper on $name', (target) => {
     await clear(target);
   };
 
+  it('shards with demand spread over the nodes: two busy shards of one node, one moves to the other', async (ctx) => {
+    await needRedis(ctx);
+    const nodes = [await start('a'), await start('b')];
+    await until(nodes, () => counts(nodes).every((c) => c === 6), 8000);
+    // Two shards of a's are busy (finds on either node mark them): the plan gives b one of them.
+    const busy = [...nodes[0]!.keeper.ownedShards().keys()].slice(0, 2);
+    for (const shard of busy) nodes[1]!.keeper.demand(shard);
+    const owner = (shard: number) => nodes.findIndex((n) => n.keeper.ownedShards().has(shard));
+    await until(nodes, () => new Set(busy.map(owner)).size === 2 && counts(nodes).every((c) => c === 6), 8000);
+  });
+
   it('three nodes own 4 shards each; a fourth joins and takes 3, the only shards that move', async (ctx) => {
     await needRedis(ctx);
     const first = [await start('a'), await start('b'), await start('c')];

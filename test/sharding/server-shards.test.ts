@@ -58,6 +58,27 @@ describe('a game server split over the shards it hosts', () => {
     expect(split.route({ kind: 'gameEnded', gameId: 'nope' })).toHaveLength(1);
   });
 
+  it("a shard's hello again (its owner changed) holds its games as the server's events left them", () => {
+    const split = new ServerShards(hello(6, [game('old', 'f5')]), [2, 5, 9], shardOf, () => 42);
+    const matchable = new Map([['mode', 'x']]) as RunningGame['matchable'];
+    split.ordered(9, { kind: 'createGame', requestId: 'r1', factory: 'f9', partition: new Map(), matchable, playerIds: ['a', 'b'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
+    split.ordered(9, { kind: 'createGame', requestId: 'r2', factory: 'f9', partition: new Map(), matchable, playerIds: ['c'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
+    expect(split.helloOf(9).runningGames).toEqual([]); // not created yet
+    split.route({ kind: 'gameCreated', requestId: 'r1', gameId: 'g1' });
+    split.route({ kind: 'gameCreationFailed', requestId: 'r2', reason: 'full' });
+    split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'a' });
+    split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'b' });
+    split.route({ kind: 'playerLeft', gameId: 'g1', playerId: 'b' });
+    split.route({ kind: 'gameClosed', gameId: 'g1' });
+    split.route({ kind: 'playerJoined', gameId: 'old', playerId: 'q' });
+    expect(split.helloOf(9)).toMatchObject({ serverId: 's', capacity: split.capacityOf(9) });
+    expect(split.helloOf(9).runningGames).toEqual([{ gameId: 'g1', factory: 'f9', requestId: 'r1', matchable, playerIds: ['a'], open: false, startedAt: 42 }]);
+    expect(split.helloOf(5).runningGames).toEqual([{ ...game('old', 'f5'), playerIds: ['p', 'q'] }]);
+    expect(split.helloOf(2).runningGames).toEqual([]);
+    split.route({ kind: 'gameEnded', gameId: 'g1' });
+    expect(split.helloOf(9).runningGames).toEqual([]);
+  });
+
   it('a new capacity is granted again: each shard gets its own share', () => {
     const split = new ServerShards(hello(4, [], 10), [1, 2], shardOf);
     expect(split.capacityOf(1)).toEqual({ maxGames: 2, maxStartsPerSecond: 5 });

@@ -135,3 +135,40 @@ describe('shard plan (property tests)', () => {
     );
   });
 });
+
+describe('shard plan with demand (property tests)', () => {
+  const hotViews = fc.tuple(views, fc.array(fc.nat(), { maxLength: 40 })).map(([view, picks]) => ({ ...view, hot: new Set(picks.map((p) => p % view.shardCount)) }));
+
+  it('the shards with demand spread ±1 over the live nodes, and every node still has ⌊S/N⌋ or ⌈S/N⌉ shards', () => {
+    fc.assert(
+      fc.property(hotViews, (view) => {
+        const target = planShards(view);
+        expect(target.every((owner) => owner !== undefined && view.liveNodes.includes(owner))).toBe(true);
+        const hotCounts = [...countsOf(target.map((o, s) => (view.hot.has(s) ? o : undefined)).filter((o) => o !== undefined), view.liveNodes).values()];
+        expect(Math.max(...hotCounts) - Math.min(...hotCounts)).toBeLessThanOrEqual(1);
+        const counts = [...countsOf(target, view.liveNodes).values()];
+        expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('is a fixpoint: once the leases follow the plan, the same demand moves nothing', () => {
+    fc.assert(
+      fc.property(hotViews, (view) => {
+        const target = planShards(view);
+        expect(planShards({ ...view, holders: target })).toEqual(target);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('8 busy shards of 64 on 4 nodes: 2 each (by count alone, a node may get none)', () => {
+    const live = ['n0', 'n1', 'n2', 'n3'];
+    const settled = planShards({ shardCount: 64, liveNodes: live, holders: [] });
+    const hot = new Set([3, 9, 17, 22, 30, 41, 50, 63]);
+    const target = planShards({ shardCount: 64, liveNodes: live, holders: settled, hot });
+    expect([...countsOf([...hot].map((s) => target[s]), live).values()]).toEqual([2, 2, 2, 2]);
+    expect([...countsOf(target, live).values()]).toEqual([16, 16, 16, 16]);
+  });
+});

@@ -25,10 +25,12 @@ export interface Behaviour {
   endWhenFull?: number;
   /** Batch both ways: reports of one tick in one ServerBatch, orders in CoordinatorBatch messages. */
   batch?: boolean;
+  /** Reconnect (the SDK's backoff, games re-announced) when the stream ends; default off, so a test sees it end. */
+  reconnect?: boolean;
 }
 
 /**
- * A game server for tests, on @gamefactory/game-server-sdk with reconnection off: a test that
+ * A game server for tests, on @gamefactory/game-server-sdk with reconnection off unless asked (`reconnect`): a test that
  * cuts a stream sees it end. It records every order and answer, and can misbehave on purpose
  * (ignore orders, keep silent on keepalives, send raw messages).
  */
@@ -61,7 +63,7 @@ export class GameServerConnection {
       capacity: { maxGames: identity.maxGames, maxStartsPerSecond: identity.maxStartsPerSecond },
       runningGames: identity.runningGames,
       batch: behaviour.batch === true,
-      reconnect: false,
+      reconnect: behaviour.reconnect === true ? {} : false,
       answerKeepalives: behaviour.answerKeepalive !== false,
       createGame: (order) => {
         const decision = behaviour.decide?.(order) ?? 'create';

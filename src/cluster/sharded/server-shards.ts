@@ -1,8 +1,20 @@
+import type { AttributeSet } from '../../attributes/attribute-value.js';
 import type { RunningGame, ServerCapacity, ServerEvent, ServerHello, ServerOrder } from '../../coordinator/messages.js';
 import { grantSlots } from '../../placement/slot-grants.js';
 
 /** Game ids remembered after their game ended, for the result that follows. */
 const ENDED_KEPT = 1024;
+
+/** A running game as the server would re-announce it (its players in, not the seats held for others). */
+interface MirroredGame {
+  readonly gameId: string;
+  readonly factory: string;
+  readonly requestId?: string;
+  matchable: AttributeSet;
+  readonly playerIds: Set<string>;
+  open: boolean;
+  readonly startedAt: number;
+}
 
 /**
  * One game server's connection, as the shards of factories see it. The server hosts factories of
@@ -19,23 +31,42 @@ export class ServerShards {
   private readonly ended = new Map<string, number>();
   private capacity: ServerCapacity;
   private grants: ReadonlyMap<number, number>;
+  /**
+   * The server's running games as its events told them, so a shard whose owner changed is told
+   * of the server again (a hello with that shard's games) without closing the server's stream.
+   */
+  private readonly games = new Map<string, MirroredGame>();
+  /** CreateGame orders not answered yet: what the game will be. */
+  private readonly creating = new Map<string, { readonly factory: string; readonly matchable: AttributeSet }>();
 
   constructor(
     private readonly hello: ServerHello,
     /** The shards with a factory this server can host, ascending. */
     readonly shards: readonly number[],
     private readonly shardOf: (factory: string) => number,
+    private readonly now: () => number = Date.now,
   ) {
     this.capacity = hello.capacity;
-    for (const game of hello.runningGames) this.byGame.set(game.gameId, shardOf(game.factory));
+    for (const game of hello.runningGames) {
+      this.byGame.set(game.gameId, shardOf(game.factory));
+      this.games.set(game.gameId, { ...game, playerIds: new Set(game.playerIds) });
+    }
     this.grants = this.grant();
   }
 
   /** The hello each shard is sent: its slots as capacity, its running games. */
   hellos(): Map<number, ServerHello> {
-    const byShard = new Map<number, RunningGame[]>(this.shards.map((s) => [s, []]));
-    for (const game of this.hello.runningGames) byShard.get(this.shardOf(game.factory))?.push(game);
-    return new Map(this.shards.map((shard) => [shard, { ...this.hello, capacity: this.capacityOf(shard), runningGames: byShard.get(shard)! }]));
+    return new Map(this.shards.map((shard) => [shard, this.helloOf(shard)]));
+  }
+
+  /** The hello one shard is sent now: its slots, and its games as the server's events left them. */
+  helloOf(shard: number): ServerHello {
+    const runningGames: RunningGame[] = [];
+    for (const game of this.games.values()) {
+      if (this.shardOf(game.factory) !== shard) continue;
+      runningGames.push({ ...game, playerIds: [...game.playerIds] });
+    }
+    return { ...this.hello, capacity: this.capacityOf(shard), runningGames };
   }
 
   /** Slots of one shard now. */
@@ -50,8 +81,10 @@ export class ServerShards {
 
   /** An order a shard sent the server: its creation's answer and its game's news go back to that shard. */
   ordered(shard: number, order: ServerOrder): void {
-    if (order.kind === 'createGame') this.byRequest.set(order.requestId, shard);
-    else if (order.kind === 'reserveSeats') this.byGame.set(order.gameId, shard);
+    if (order.kind === 'createGame') {
+      this.byRequest.set(order.requestId, shard);
+      this.creating.set(order.requestId, { factory: order.factory, matchable: order.matchable });
+    } else if (order.kind === 'reserveSeats') this.byGame.set(order.gameId, shard);
   }
 
   /**
@@ -65,6 +98,7 @@ export class ServerShards {
       const target = shard ?? first;
       return target === undefined ? [] : [[target, event]];
     };
+    this.mirror(event);
     switch (event.kind) {
       case 'gameCreated': {
         const shard = this.byRequest.get(event.requestId);
@@ -91,6 +125,35 @@ export class ServerShards {
       }
       default:
         return one(this.byGame.get(event.gameId));
+    }
+  }
+
+  /** Keeps the running games as the server reports them. */
+  private mirror(event: ServerEvent): void {
+    const game = 'gameId' in event ? this.games.get(event.gameId) : undefined;
+    switch (event.kind) {
+      case 'gameCreated': {
+        const order = this.creating.get(event.requestId);
+        if (order) this.games.set(event.gameId, { gameId: event.gameId, factory: order.factory, requestId: event.requestId, matchable: order.matchable, playerIds: new Set(), open: true, startedAt: this.now() });
+        return void this.creating.delete(event.requestId);
+      }
+      case 'gameCreationFailed':
+        return void this.creating.delete(event.requestId);
+      case 'playerJoined':
+        return void game?.playerIds.add(event.playerId);
+      case 'playerLeft':
+        return void game?.playerIds.delete(event.playerId);
+      case 'gameOpened':
+      case 'gameClosed':
+        if (game) game.open = event.kind === 'gameOpened';
+        return;
+      case 'gameAttributesChanged':
+        if (game) game.matchable = event.matchable;
+        return;
+      case 'gameEnded':
+        return void this.games.delete(event.gameId);
+      default:
+        return;
     }
   }
 

@@ -28,9 +28,12 @@ interface Connection {
  * shard, each relaying to that shard's owner, wherever it runs). A find goes to the shard of the
  * factory its template and partition select (the registry's look-up, a pure function of the
  * config); a game server is announced to every shard it can host, with the slots granted to each
- * (ServerShards), and each of its events goes to the shard it is about. When any shard closes the
- * server's stream (its owner changed, or it replaced the connection), the whole connection closes:
- * the server says hello again to every shard, which re-announces its games where they belong.
+ * (ServerShards), and each of its events goes to the shard it is about. When a shard's owner
+ * changes, its gateway announces the server again to the new owner (ServerShards keeps the
+ * server's games as its events tell them), so the stream stays open. When a shard closes the
+ * server's stream (it refused or replaced the connection, or this node's heartbeat lapsed), the
+ * whole connection closes: the server says hello again to every shard, which re-announces its
+ * games where they belong.
  */
 export class ShardedGateway implements CoordinatorCommands {
   private readonly registry: FactoryRegistry<null>;
@@ -45,6 +48,8 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly log: Log,
     /** Absent: each shard's core claims its own players only. */
     private readonly claims?: SharedPlayerClaims,
+    /** Told of each find's shard (demand, for the shard plan). */
+    private readonly onFind?: (shard: number) => void,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
   }
@@ -55,6 +60,7 @@ export class ShardedGateway implements CoordinatorCommands {
 
   find(request: FindRequest, listener: TicketListener): void {
     const shard = this.shardOf(this.registry.resolve(request.template, request.partition));
+    this.onFind?.(shard);
     const tickets = this.tickets;
     // Forgotten once answered for good: the shard's gateway answers through `relayed`.
     const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
@@ -121,7 +127,11 @@ export class ShardedGateway implements CoordinatorCommands {
     const connection: Connection = { channel, shards, parts: new Map() };
     this.servers.set(hello.serverId, connection);
     for (const [shard, shardHello] of shards.hellos()) {
-      const part: ServerChannel = {
+      // `reannounce`: when the shard's owner changes, its gateway tells the new owner of the
+      // server with this hello (the shard's games as the server's events left them), so the
+      // server's stream, and the other shards' view of it, stay as they are.
+      const part: ServerChannel & { reannounce(): ServerHello } = {
+        reannounce: () => shards.helloOf(shard),
         send: (order) => {
           if (this.servers.get(hello.serverId) !== connection) return;
           shards.ordered(shard, order);

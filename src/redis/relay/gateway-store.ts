@@ -47,6 +47,8 @@ export class RedisGatewayStore implements GatewayStore {
     private readonly heartbeat: NodeHeartbeat,
     /** The single matcher's relay (default) or one shard's. */
     private readonly keys: RelayKeys = relayKeys,
+    /** Where the fence is known without a Redis call (a sharded node's ShardKeeper reads every shard's term each tick). */
+    private readonly knownFence?: () => string | null,
   ) {}
 
   get reachable(): boolean {
@@ -76,6 +78,7 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   fence(): Promise<string | null> {
+    if (this.knownFence) return Promise.resolve(this.knownFence());
     return this.client.get(this.keys.fence);
   }
 

@@ -15,6 +15,17 @@ interface PendingCancel {
   readonly stopTimer: () => void;
 }
 
+/**
+ * A server channel that can tell a new owner of its server without the server's help (the
+ * sharded gateway keeps what the server runs): when the owner changes, the server is announced
+ * to it again with this hello, and its stream stays open.
+ */
+export interface ReannouncingChannel extends ServerChannel {
+  reannounce(): ServerHello;
+}
+
+const canReannounce = (channel: ServerChannel): channel is ReannouncingChannel => typeof (channel as Partial<ReannouncingChannel>).reannounce === 'function';
+
 interface Waiting {
   readonly request: FindRequest;
   readonly listener: TicketListener;
@@ -53,6 +64,8 @@ export class RelayGateway implements CoordinatorCommands {
     private readonly watchEveryMs: number,
     /** A cancel the owner has not answered by then is UNAVAILABLE (retry): three leases, a takeover included. */
     private readonly cancelTimeoutMs = 9 * watchEveryMs,
+    /** How long one read of the answers blocks when none come (a node's idle cost: one call per gateway per block). */
+    private readonly readBlockMs = 1000,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
     this.registry = new FactoryRegistry(templates, () => null);
@@ -171,7 +184,7 @@ export class RelayGateway implements CoordinatorCommands {
   private async readLoop(): Promise<void> {
     while (this.running) {
       try {
-        await this.pump(1000);
+        await this.pump(this.readBlockMs);
       } catch (error) {
         if (!this.running) return;
         this.log.warn({ error: (error as Error).message }, 'relay: reading answers failed; retrying');
@@ -251,12 +264,21 @@ export class RelayGateway implements CoordinatorCommands {
    */
   private handOver(reason: string, sayBye: boolean): void {
     this.log.info({ reason, tickets: this.waiting.size, servers: this.servers.size }, 'relay: resending finds, reconnecting servers');
-    for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
     const servers = [...this.servers];
     this.servers.clear();
     for (const [serverId, { channel }] of servers) {
+      if (!sayBye && canReannounce(channel)) {
+        // A new owner: told of the server again on a new connection number (the old owner's
+        // orders still on their way are dropped, as after a reconnect); the stream stays open.
+        const conn = ++this.connections;
+        this.servers.set(serverId, { channel, conn });
+        this.send({ k: 'hello', node: this.nodeId, conn, hello: channel.reannounce() });
+        continue;
+      }
       if (sayBye) this.send({ k: 'bye', node: this.nodeId, serverId });
       channel.close(new MatchmakingError('UNAVAILABLE', `${reason}: reconnect and send hello again`));
     }
+    // After the servers announced again, so the new owner knows them when the finds arrive.
+    for (const { request, listener } of this.waiting.values()) this.forwardFind(request, listener);
   }
 }

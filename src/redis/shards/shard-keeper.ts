@@ -38,6 +38,9 @@ export interface ShardKeeperOptions {
 
 const silent: KeeperLog = { info() {}, warn() {} };
 
+/** How long a shard counts as having demand after a find of it passed through a node. */
+const HOT_MS = 30_000;
+
 /**
  * Keeps this node's share of the shards: every tick it beats (and reads who is alive), renews its
  * leases, reads every shard's holder, plans (src/sharding) and moves toward the plan: hands over
@@ -48,6 +51,10 @@ const silent: KeeperLog = { info() {}, warn() {} };
 export class ShardKeeper {
   private readonly owned = new Map<number, { token: number; renewedAt: number }>();
   private holdersNow: readonly (string | undefined)[] = [];
+  /** Each shard's last known fencing token (kept while the lease is free: it moves only when a node takes the shard). */
+  private readonly fences = new Map<number, string>();
+  /** When this node last marked each shard hot. */
+  private readonly marked = new Map<number, number>();
   private liveNow: readonly string[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = true;
@@ -96,6 +103,25 @@ export class ShardKeeper {
     return this.holdersNow;
   }
 
+  /**
+   * The shard's fencing token as last read (null before any): it moves when another term
+   * begins, so a gateway watching for a new owner reads it here instead of from Redis.
+   */
+  fenceOf(shard: number): string | null {
+    return this.fences.get(shard) ?? null;
+  }
+
+  /**
+   * A find of the shard passed through this node: the shard counts as having demand for 30 s
+   * (marked in Redis at most every 7.5 s per shard and node), and the plan spreads such shards first.
+   */
+  demand(shard: number): void {
+    const now = Date.now();
+    if ((this.marked.get(shard) ?? -Infinity) > now - HOT_MS / 4) return;
+    this.marked.set(shard, now);
+    this.leases.markHot(shard, HOT_MS).catch(() => this.marked.delete(shard));
+  }
+
   liveNodes(): readonly string[] {
     return this.liveNow;
   }
@@ -135,9 +161,13 @@ export class ShardKeeper {
       const view = await this.membership.beat();
       this.liveNow = view.live;
       await this.renewAll();
-      const holders = await this.leases.holders(this.options.shardCount);
+      const terms = await this.leases.terms(this.options.shardCount);
+      terms.forEach((term, shard) => term.lease && this.fences.set(shard, term.lease.token));
+      const holders = terms.map((term) => term.lease?.node);
       this.holdersNow = holders;
-      const target = planShards({ shardCount: this.options.shardCount, liveNodes: view.live, holders });
+      // Shards with finds lately spread evenly on their own (every node reads the same marks).
+      const hot = new Set(terms.flatMap((term, shard) => (term.hot ? [shard] : [])));
+      const target = planShards({ shardCount: this.options.shardCount, liveNodes: view.live, holders, hot });
       const moves = shardMoves(this.nodeId, target, holders);
       await Promise.all(moves.release.map((shard) => this.handOver(shard, 'the plan gives it to another node')));
       if (!this.running) return;

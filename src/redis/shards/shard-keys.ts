@@ -15,6 +15,8 @@ export const shardKeys = (shard: number) => {
     fence: `${base}:fence`,
     /** The shard's waiting tickets (ticketId -> record), so a new owner gives them their place back. */
     tickets: `${base}:tickets`,
+    /** Set (PX) by any node's gateway that forwarded a find of the shard lately: the plan spreads such shards first. */
+    hot: `${base}:hot`,
   };
 };
 

@@ -56,8 +56,26 @@ export class ShardLeases {
    * (a Cluster routes each to its master); the keys cannot share one MGET, being in many slots.
    */
   async holders(shardCount: number): Promise<(string | undefined)[]> {
-    const values = await Promise.all(Array.from({ length: shardCount }, (_, shard) => this.client.get(shardKeys(shard).lease)));
-    return values.map((held) => (held === null ? undefined : held.slice(held.indexOf(':') + 1)));
+    return (await this.terms(shardCount)).map((term) => term.lease?.node);
+  }
+
+  /**
+   * Each shard now: who holds it and in which term (its fencing token; undefined = free), and
+   * whether it had finds lately. One MGET per shard (its keys share its slot), sent together.
+   */
+  async terms(shardCount: number): Promise<{ readonly lease?: { readonly node: string; readonly token: string }; readonly hot: boolean }[]> {
+    const values = await Promise.all(
+      Array.from({ length: shardCount }, (_, shard) => this.client.mget(shardKeys(shard).lease, shardKeys(shard).hot)),
+    );
+    return values.map(([held, hot]) => ({
+      lease: held === null || held === undefined ? undefined : { node: held.slice(held.indexOf(':') + 1), token: held.slice(0, held.indexOf(':')) },
+      hot: hot !== null && hot !== undefined,
+    }));
+  }
+
+  /** Marks the shard as having demand for `ttlMs` (a gateway forwarded a find of it). */
+  async markHot(shard: number, ttlMs: number): Promise<void> {
+    await this.client.set(shardKeys(shard).hot, '1', 'PX', ttlMs);
   }
 
   /** Stores (or with `record` "" removes) a waiting ticket of the shard; throws StaleShardOwner when the term is over. */

@@ -50,10 +50,15 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   });
   const readers: RedisClient[] = [];
   const gateways: RelayGateway[] = [];
+  // Each shard's gateway learns a new owner from the keeper's read of every shard's term (one
+  // tick, lease/4), not from a GET of its own every beat; and an idle gateway's read of answers
+  // blocks 5 s, not 1 s: 64 shards' idle calls were most of an idle node's Redis traffic.
+  let keeperOf: ShardKeeper | undefined;
   for (let shard = 0; shard < shardCount; shard++) {
     const reader = await duplicate();
     readers.push(reader);
-    const gateway = new RelayGateway(new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard)), nodeId, options.config.templates, options.log, realTimers, beat);
+    const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null);
+    const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000);
     gateway.start();
     gateways.push(gateway);
   }
@@ -122,10 +127,11 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       handOver: async (shard) => (await seats.get(shard)?.catch(() => undefined))?.letGo('handed over to another node'),
     },
   });
+  keeperOf = keeper;
   const maintain = setInterval(() => {
     for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain(), () => undefined).catch(() => undefined);
   }, beat);
-  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard));
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => healthListeners.forEach((l) => l(serving));
   client.on('ready', () => report(true));

@@ -1,0 +1,8 @@
+/** Polls until `check` holds, failing after `ms` with what was awaited (for effects across processes or Redis). */
+export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
