@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 
 export interface CliExit {
   readonly code: number | null;
@@ -7,9 +6,13 @@ export interface CliExit {
   readonly output: string;
 }
 
-/** The CLI as an operator runs it (through tsx, so the test needs no build). */
+/**
+ * The CLI as an operator runs it, from the sources (tsx's loader, so the test needs no build) in one
+ * process: the `tsx` command would run the coordinator in a child of its own, which a SIGKILL of
+ * the command leaves running after the test.
+ */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
