@@ -27,7 +27,7 @@ export class RedisFactoryLease {
     return new RedisFactoryLease(client, nodeId, leaseMs, keysOf);
   }
 
-  /** Takes the factory if free (a new token) or extends it if already ours (the same token). */
+  /** Takes the factory if free or still ours from a term we left: always a new term, a new token (renew extends one). */
   async acquire(factory: string): Promise<LeaseAnswer> {
     const k = this.keysOf(factory);
     const [held, value] = await runScript<[number, number]>(this.client, 'gfLeaseAcquire', [k.lease, k.fence], [this.nodeId, this.leaseMs]);

@@ -54,10 +54,6 @@ export class FakeRelay {
           const now = relay.now();
           const holder = relay.holder;
           if (holder && holder.until > now && holder.node !== node) return { held: false, retryInMs: holder.until - now };
-          if (holder && holder.until > now && holder.node === node) {
-            holder.until = now + leaseMs;
-            return { held: true, token: holder.token };
-          }
           relay.holder = { node, token: ++relay.fence, until: now + leaseMs };
           return { held: true, token: relay.fence };
         }),

@@ -103,6 +103,52 @@ describe('the relay, in process', () => {
   });
 });
 
+describe('an owner that stepped down and takes the matcher back', () => {
+  // A commit that fails (Redis killed, or a blip) ends the owner's term at once, while its lease
+  // may still stand in Redis (restarted from its AOF). Taking the lease back must start a new
+  // term: the new core knows no server, and only a moved fence makes the gateways re-announce them.
+  it('gets a new fencing token, so the gateways re-announce their servers and finds to the new core', async () => {
+    const { timers, relay } = world();
+    let failNextCommit = false;
+    const store = relay.owner('a', LEASE_MS);
+    const flaky = {
+      ...store,
+      commit: (token: number, writes: Parameters<typeof store.commit>[1]) => {
+        if (!failNextCommit) return store.commit(token, writes);
+        failNextCommit = false;
+        return Promise.reject(new Error('Connection is closed.'));
+      },
+    };
+    const a = InProcessNode.make('a', relay, timers, CONFIG, flaky);
+    await a.seat.keepLease();
+    await a.gateway.watchOwner();
+    const server = new Server('s', 0);
+    server.connect(a);
+    const waiting = new Player('w1');
+    a.gateway.find(waiting.request(), waiting);
+    await settle([a]);
+    expect(waiting.updates.at(-1)).toMatchObject({ kind: 'queued' });
+
+    failNextCommit = true;
+    const late = new Player('w2');
+    a.gateway.find(late.request(), late);
+    await settle([a]);
+    expect(a.seat.owner).toBe(false); // the failed commit ended its term
+    const before = relay.fence;
+    await a.seat.keepLease(); // its lease still stands: it takes it back
+    expect(a.seat.owner).toBe(true);
+    expect(relay.fence).toBeGreaterThan(before);
+
+    await a.gateway.watchOwner(); // the fence moved: finds resent, the server asked to reconnect
+    expect(server.connected).toBe(false);
+    server.maxGames = 2;
+    server.reconnectIfClosed();
+    await settle([a]);
+    expect(server.creates().map((o) => o.playerIds[0]).sort()).toEqual(['p-w1', 'p-w2']);
+    expect([waiting, late].flatMap((p) => p.errors)).toEqual([]);
+  });
+});
+
 /**
  * Kill -9 of the owner after any one of its Redis calls: acquire, load, claim, read, commit...
  * Whatever it did or did not write, the next owner places every acknowledged ticket in arrival

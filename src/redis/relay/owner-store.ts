@@ -28,7 +28,7 @@ export type OwnerWrite =
  * nodes its servers are on, and `commit`: one step's writes, all or none.
  */
 export interface OwnerStore {
-  /** Takes the matcher lease if free (a new fencing token), or extends it if this node holds it. */
+  /** Takes the matcher lease if free or still this node's from a term it left: always a new term, a new fencing token. */
   acquire(): Promise<LeaseAnswer>;
   /** False when the lease was lost (it ran out, and maybe another node took it). */
   renew(token: number): Promise<boolean>;

@@ -37,7 +37,7 @@ export class ShardLeases {
     return this.lease.leaseMs;
   }
 
-  /** Takes the shard if free (a new token) or extends it if already ours (the same token). */
+  /** Takes the shard if free or still ours from a term we left: always a new term, a new token (renew extends one). */
   acquire(shard: number): Promise<LeaseAnswer> {
     return this.lease.acquire(String(shard));
   }
