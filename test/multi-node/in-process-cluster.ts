@@ -2,7 +2,7 @@ import { buildCore, coreEnvironment, type CoreEnvironment } from '../../src/app/
 import type { CoreHost } from '../../src/app/core-host.js';
 import { valueKey } from '../../src/attributes/attribute-value.js';
 import type { CoordinatorConfig } from '../../src/config/config.js';
-import type { FindRequest, ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../src/coordinator/messages.js';
+import type { FindRequest, RunningGame, ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../src/coordinator/messages.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import type { MatchmakingError } from '../../src/errors/index.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
@@ -101,6 +101,8 @@ export class Player implements TicketListener {
 export class Server {
   orders: ServerOrder[] = [];
   closes = 0;
+  /** Announced in every hello, as a server re-announces the games it runs after a reconnect. */
+  runningGames: RunningGame[] = [];
   private channel: ServerChannel | undefined;
   private node: InProcessNode | undefined;
 
@@ -122,7 +124,7 @@ export class Server {
     };
     this.channel = channel;
     node.gateway.connectServer(
-      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: [] },
+      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: this.runningGames },
       channel,
     );
   }

@@ -215,3 +215,35 @@ describe('killing the owner between any two of its Redis calls loses no ticket a
     });
   }
 });
+
+describe('a CreateGame in flight when the owner dies', () => {
+  // The owner stored the ticket with where its game was ordered; the server created the game
+  // anyway and re-announces it, with the order's request_id, to the new owner through its node.
+  it("the new owner gives the waiting ticket the game its server re-announces: the order's token, no second game", async () => {
+    const { timers, relay } = world();
+    const a = InProcessNode.make('a', relay, timers, CONFIG, killedAfter(relay.owner('a', LEASE_MS), Infinity));
+    const b = InProcessNode.make('b', relay, timers, CONFIG);
+    await a.seat.keepLease();
+    await b.gateway.watchOwner();
+    const server = new Server('s', 1);
+    server.connect(b);
+    const player = new Player('t1');
+    b.gateway.find(player.request(), player);
+    await settle([a, b]);
+    const [order] = server.creates();
+    expect(order?.playerIds).toEqual(['p-t1']);
+
+    // a dies (its lease runs out); the server creates the game, and its confirmation is lost.
+    await timers.advance(LEASE_MS + 1);
+    await b.seat.keepLease();
+    expect(b.seat.owner).toBe(true);
+    server.runningGames = [{ gameId: 'g-1', factory: order!.factory, requestId: order!.requestId, matchable: order!.matchable, playerIds: [], open: true, startedAt: timers.now }];
+    await b.gateway.watchOwner(); // the fence moved: the finds are resent, the server reconnects
+    server.reconnectIfClosed();
+    await settle([b]);
+
+    expect(player.errors).toEqual([]);
+    expect(player.assignments).toMatchObject([{ gameId: 'g-1', serverId: 's', reservationToken: order!.reservationToken }]);
+    expect(server.creates()).toEqual([]); // no second CreateGame
+  });
+});
