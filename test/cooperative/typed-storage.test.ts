@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BucketHeaps } from '../../src/cooperative/bucket-heaps.js';
+import { SingleTable } from '../../src/cooperative/single-table.js';
+
+/**
+ * The open-game index's typed storage against plain JS models: the one-attribute subset table
+ * (open addressing, backward-shift deletion: many keys in a table that starts at 64 slots, so
+ * probe runs collide and wrap) and the heaps' regions (moves to bigger regions, reuse of freed ones).
+ */
+describe('SingleTable', () => {
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('add' as const), position: fc.integer({ min: 0, max: 2 }), value: fc.integer({ min: 0, max: 80 }) }),
+    fc.record({ kind: fc.constant('delete' as const), position: fc.integer({ min: 0, max: 2 }), value: fc.integer({ min: 0, max: 80 }) }),
+  );
+
+  it('finds exactly the subsets added and not deleted, by position and value', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 100, maxLength: 600 }), (ops) => {
+        const table = new SingleTable();
+        const model = new Map<string, number>();
+        let nextId = 0;
+        for (const { kind, position, value } of ops) {
+          const key = `${position}/${value}`;
+          // Values overlap across positions on purpose: 'v7' at position 0 and at 1 are two subsets.
+          if (kind === 'add' && !model.has(key)) {
+            table.add(position, `v${value}`, nextId);
+            model.set(key, nextId++);
+          } else if (kind === 'delete' && model.has(key)) {
+            table.delete(position, `v${value}`);
+            model.delete(key);
+          }
+        }
+        for (let position = 0; position <= 2; position++) {
+          for (let value = 0; value <= 80; value++) {
+            expect(table.get(position, `v${value}`)).toBe(model.get(`${position}/${value}`) ?? -1);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('names the missing subset when asked to delete it', () => {
+    const table = new SingleTable();
+    table.add(0, 'a', 0);
+    expect(() => table.delete(1, 'a')).toThrow(/1=a is not in the table/);
+  });
+});
+
+describe('BucketHeaps', () => {
+  const op = fc.record({ push: fc.boolean(), bucket: fc.integer({ min: 0, max: 9 }), value: fc.integer({ min: 0, max: 1_000 }) });
+
+  it('keeps every bucket its own entries while regions grow, free and are reused', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 100, maxLength: 800 }), (ops) => {
+        const heaps = new BucketHeaps(4);
+        const subsets = [heaps.newSubset(), heaps.newSubset()];
+        const model = Array.from({ length: 10 }, () => [] as number[]);
+        const bucketOf = (b: number): number => (subsets[b < 5 ? 0 : 1] as number) * heaps.perSubset + (b % 5);
+        for (const { push, bucket, value } of ops) {
+          const entries = model[bucket] as number[];
+          if (push) {
+            heaps.pool[heaps.append(bucketOf(bucket))] = value;
+            entries.push(value);
+          } else if (entries.length > 0) {
+            entries.pop();
+            heaps.shrink(bucketOf(bucket));
+          }
+        }
+        for (let b = 0; b < 10; b++) {
+          const bucket = bucketOf(b);
+          const base = heaps.base(bucket);
+          const stored = Array.from({ length: heaps.length(bucket) }, (_, i) => heaps.pool[base + i]);
+          expect(stored).toEqual(model[b]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses to free a subset that still has entries', () => {
+    const heaps = new BucketHeaps(4);
+    const id = heaps.newSubset();
+    heaps.append(id * heaps.perSubset + 2);
+    expect(() => heaps.freeSubset(id)).toThrow(/still has places in bucket 2/);
+  });
+});
