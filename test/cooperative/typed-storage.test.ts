@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BucketHeaps } from '../../src/cooperative/bucket-heaps.js';
-import { SingleTable } from '../../src/cooperative/single-table.js';
+import { hashOf, SingleTable } from '../../src/cooperative/single-table.js';
 
 /**
  * The open-game index's typed storage against plain JS models: the one-attribute subset table
@@ -14,6 +14,9 @@ describe('SingleTable', () => {
     fc.record({ kind: fc.constant('delete' as const), position: fc.integer({ min: 0, max: 2 }), value: fc.integer({ min: 0, max: 80 }) }),
   );
 
+  // Short values are compared inside the table's slots, long ones (over 8 units) with the string.
+  const valueOf = (v: number): string => (v % 3 === 0 ? `a long value ${v}` : `v${v}`);
+
   it('finds exactly the subsets added and not deleted, by position and value', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 100, maxLength: 600 }), (ops) => {
@@ -24,21 +27,43 @@ describe('SingleTable', () => {
           const key = `${position}/${value}`;
           // Values overlap across positions on purpose: 'v7' at position 0 and at 1 are two subsets.
           if (kind === 'add' && !model.has(key)) {
-            table.add(position, `v${value}`, nextId);
+            table.add(position, valueOf(value), nextId);
             model.set(key, nextId++);
           } else if (kind === 'delete' && model.has(key)) {
-            table.delete(position, `v${value}`);
+            table.delete(position, valueOf(value));
             model.delete(key);
           }
         }
         for (let position = 0; position <= 2; position++) {
           for (let value = 0; value <= 80; value++) {
-            expect(table.get(position, `v${value}`)).toBe(model.get(`${position}/${value}`) ?? -1);
+            expect(table.get(position, valueOf(value))).toBe(model.get(`${position}/${value}`) ?? -1);
           }
         }
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('tells apart values whose hashes are equal, short (compared in the slot) and long', () => {
+    for (const prefix of ['c', 'a longer value ']) {
+      const seen = new Map<number, string>();
+      let pair: [string, string] | undefined;
+      // Same length (seven digits), so only the units tell them apart.
+      for (let i = 1_000_000; pair === undefined; i++) {
+        const value = `${prefix}${i}`;
+        const other = seen.get(hashOf(0, value));
+        if (other !== undefined) pair = [other, value];
+        seen.set(hashOf(0, value), value);
+      }
+      const [first, second] = pair;
+      const table = new SingleTable();
+      table.add(0, first, 7);
+      expect(table.get(0, second)).toBe(-1);
+      table.add(0, second, 8);
+      expect([table.get(0, first), table.get(0, second)]).toEqual([7, 8]);
+      table.delete(0, first);
+      expect([table.get(0, first), table.get(0, second)]).toEqual([-1, 8]);
+    }
   });
 
   it('names the missing subset when asked to delete it', () => {
