@@ -1,20 +1,24 @@
 /**
- * Where the open-slot buckets' heaps of place ids live: every bucket's heap is a region of one
- * Int32Array pool, and each subset's buckets are found by its dense id in another Int32Array.
- * A query then goes from its subset's id to its games through two typed arrays; when buckets
- * were JS objects (the subset's array of heaps, each heap an array with its own backing store)
- * that was four dependent cache misses per query at 100k open games (perf/PROFILE.md).
+ * Where the open-slot buckets' heaps of place ids live: each subset's buckets are found by its
+ * dense id in one Int32Array, a bucket of up to INLINE_ENTRIES places holds them right there,
+ * and a bigger one in a region of a second Int32Array, the pool. A selective query (a few games)
+ * then goes from its subset's id to its places in one cache line; when buckets were JS objects
+ * (the subset's array of heaps, each heap an array with its own backing store) that was four
+ * dependent cache misses per query at 100k open games (perf/PROFILE.md).
  *
- * Bucket b = subsetId · (maxPlayers + 1) + open slots. A region is a capacity header followed by
- * the heap's entries; regions come in power-of-two capacities from a free list per capacity,
- * grow by moving to the next capacity, and go back to their free list when the bucket empties.
- * The heap order itself is BucketPlaces' (it owns the keys and the places' heap positions).
+ * Bucket b = subsetId · (maxPlayers + 1) + open slots, four ints: pool offset (0: the entries
+ * are inline), length, and two inline entries. A pool region is a capacity header followed by
+ * the entries; regions come in power-of-two capacities from a free list per capacity, grow by
+ * moving to the next capacity, and the entries move back inline when one is left (not at two,
+ * so a bucket moving between two and three places does not move every time). The heap order
+ * itself is BucketPlaces' (it owns the keys and the places' heap positions, which are relative
+ * to the bucket's first entry, so moving entries keeps them).
  */
 export class BucketHeaps {
-  /** Per bucket: region offset in the pool (0: none yet), heap length. */
+  /** Per bucket: pool offset (0: inline), length, INLINE_ENTRIES entries. */
   private buckets: Int32Array;
   /** The regions; offset 0 is never a region, so 0 can mean "none". */
-  pool: Int32Array;
+  private pool: Int32Array;
   private poolUsed = 1;
   /** Free region offsets by capacity class (capacity MIN_CAPACITY << class). */
   private readonly freeRegions: number[][] = [];
@@ -25,14 +29,14 @@ export class BucketHeaps {
 
   constructor(maxPlayers: number) {
     this.perSubset = maxPlayers + 1;
-    this.buckets = new Int32Array(INITIAL_SUBSETS * this.perSubset * 2);
+    this.buckets = new Int32Array(INITIAL_SUBSETS * this.perSubset * BUCKET);
     this.pool = new Int32Array(INITIAL_POOL);
   }
 
   /** A dense id for a new subset, with empty buckets. */
   newSubset(): number {
     const id = this.freeSubsets.pop() ?? this.subsetIds++;
-    if ((id + 1) * this.perSubset * 2 > this.buckets.length) {
+    if ((id + 1) * this.perSubset * BUCKET > this.buckets.length) {
       const buckets = new Int32Array(this.buckets.length * 2);
       buckets.set(this.buckets);
       this.buckets = buckets;
@@ -49,55 +53,65 @@ export class BucketHeaps {
   }
 
   length(bucket: number): number {
-    return this.buckets[2 * bucket + 1] as number;
+    return this.buckets[bucket * BUCKET + LENGTH] as number;
   }
 
-  /** The pool offset of the bucket's first entry (only meaningful while its length is not 0). */
+  /** The array holding the bucket's entries now (changes when append or shrink moves them). */
+  storage(bucket: number): Int32Array {
+    return this.buckets[bucket * BUCKET + OFFSET] === 0 ? this.buckets : this.pool;
+  }
+
+  /** The index in storage(bucket) of the bucket's first entry. */
   base(bucket: number): number {
-    return this.buckets[2 * bucket] as number;
+    const offset = this.buckets[bucket * BUCKET + OFFSET] as number;
+    return offset === 0 ? bucket * BUCKET + INLINE : offset;
   }
 
-  /** Makes room for one more entry and counts it; the pool offset where it goes (pool may have grown). */
+  /**
+   * Makes room for one more entry at the end and counts it; its position (the old length).
+   * Read storage() and base() after: the entries may have moved.
+   */
   append(bucket: number): number {
-    const length = this.buckets[2 * bucket + 1] as number;
-    let base = this.buckets[2 * bucket] as number;
-    if (base === 0 || length === this.pool[base - 1]) base = this.move(bucket, length);
-    this.buckets[2 * bucket + 1] = length + 1;
-    return base + length;
+    const length = this.buckets[bucket * BUCKET + LENGTH] as number;
+    const offset = this.buckets[bucket * BUCKET + OFFSET] as number;
+    if (offset === 0 ? length === INLINE_ENTRIES : length === this.pool[offset - 1]) this.move(bucket, offset, length);
+    this.buckets[bucket * BUCKET + LENGTH] = length + 1;
+    return length;
   }
 
-  /** Uncounts the last entry; frees the region when the bucket is empty. */
+  /** Uncounts the last entry; moves the rest back inline when one is left. */
   shrink(bucket: number): void {
-    const length = (this.buckets[2 * bucket + 1] as number) - 1;
-    this.buckets[2 * bucket + 1] = length;
-    if (length !== 0) return;
-    const base = this.buckets[2 * bucket] as number;
-    this.buckets[2 * bucket] = 0;
-    this.freeRegions[classOf(this.pool[base - 1] as number)]!.push(base);
+    const length = (this.buckets[bucket * BUCKET + LENGTH] as number) - 1;
+    this.buckets[bucket * BUCKET + LENGTH] = length;
+    const offset = this.buckets[bucket * BUCKET + OFFSET] as number;
+    if (offset === 0 || length > 1) return;
+    this.buckets[bucket * BUCKET + INLINE] = this.pool[offset] as number;
+    this.buckets[bucket * BUCKET + OFFSET] = 0;
+    this.freeRegions[classOf(this.pool[offset - 1] as number)]!.push(offset);
   }
 
-  /** Moves the bucket's entries to a region twice as large (or a first one). */
-  private move(bucket: number, length: number): number {
-    const old = this.buckets[2 * bucket] as number;
+  /** Moves a full bucket's entries to a region twice as large (the first from inline). */
+  private move(bucket: number, old: number, length: number): void {
     const capacityClass = old === 0 ? 0 : classOf(this.pool[old - 1] as number) + 1;
     const capacity = MIN_CAPACITY << capacityClass;
-    let base = (this.freeRegions[capacityClass] ??= []).pop();
-    if (base === undefined) {
-      base = this.poolUsed + 1;
+    let offset = (this.freeRegions[capacityClass] ??= []).pop();
+    if (offset === undefined) {
+      offset = this.poolUsed + 1;
       this.poolUsed += capacity + 1;
       if (this.poolUsed > this.pool.length) {
         const pool = new Int32Array(Math.max(this.pool.length * 2, this.poolUsed));
         pool.set(this.pool);
         this.pool = pool;
       }
-      this.pool[base - 1] = capacity;
+      this.pool[offset - 1] = capacity;
     }
-    if (old !== 0) {
-      this.pool.copyWithin(base, old, old + length);
+    if (old === 0) {
+      this.pool.set(this.buckets.subarray(bucket * BUCKET + INLINE, bucket * BUCKET + INLINE + length), offset);
+    } else {
+      this.pool.copyWithin(offset, old, old + length);
       this.freeRegions[capacityClass - 1]!.push(old);
     }
-    this.buckets[2 * bucket] = base;
-    return base;
+    this.buckets[bucket * BUCKET + OFFSET] = offset;
   }
 }
 
@@ -105,6 +119,12 @@ function classOf(capacity: number): number {
   return 31 - Math.clz32(capacity / MIN_CAPACITY);
 }
 
+/** Bucket record: pool offset, length, inline entries. */
+const OFFSET = 0;
+const LENGTH = 1;
+const INLINE = 2;
+const INLINE_ENTRIES = 2;
+const BUCKET = INLINE + INLINE_ENTRIES;
 const MIN_CAPACITY = 4;
 const INITIAL_SUBSETS = 256;
 const INITIAL_POOL = 4096;

@@ -150,29 +150,33 @@ export class BucketPlaces {
   /** Puts a place into the heap of `bucket` (BucketHeaps numbering). */
   push(bucket: number, place: number): void {
     const at = this.heaps.append(bucket);
-    this.siftUp(this.heaps.base(bucket), at - this.heaps.base(bucket), place);
+    this.siftUp(this.heaps.storage(bucket), this.heaps.base(bucket), at, place);
   }
 
   /** Takes a place out of the heap of `bucket`. */
   remove(bucket: number, place: number): void {
     const heaps = this.heaps;
+    const storage = heaps.storage(bucket);
     const base = heaps.base(bucket);
     const at = this.placeInts[2 * place + POSITION] as number;
     const length = heaps.length(bucket);
-    if (at < 0 || at >= length || heaps.pool[base + at] !== place) throw new Error('bucket place is not in this heap');
-    const last = heaps.pool[base + length - 1] as number;
-    heaps.shrink(bucket);
+    if (at < 0 || at >= length || storage[base + at] !== place) throw new Error('bucket place is not in this heap');
+    const last = storage[base + length - 1] as number;
     this.placeInts[2 * place + POSITION] = -1;
-    if (last === place) return;
-    heaps.pool[base + at] = last;
-    this.siftUp(base, at, last);
-    this.siftDown(base, length - 1, this.placeInts[2 * last + POSITION] as number, last);
+    if (last !== place) {
+      storage[base + at] = last;
+      this.siftUp(storage, base, at, last);
+      this.siftDown(storage, base, length - 1, this.placeInts[2 * last + POSITION] as number, last);
+    }
+    // Last: the entries left may move back inline.
+    heaps.shrink(bucket);
   }
 
   /** The places in the heap of `bucket`, in heap order (tests and invariant checks). */
   heapOf(bucket: number): number[] {
+    const storage = this.heaps.storage(bucket);
     const base = this.heaps.base(bucket);
-    return Array.from({ length: this.heaps.length(bucket) }, (_, i) => this.heaps.pool[base + i] as number);
+    return Array.from({ length: this.heaps.length(bucket) }, (_, i) => storage[base + i] as number);
   }
 
   /** True when every place's heap position and the heap order agree (tests). */
@@ -182,8 +186,7 @@ export class BucketPlaces {
     );
   }
 
-  private siftUp(base: number, from: number, place: number): void {
-    const pool = this.heaps.pool;
+  private siftUp(pool: Int32Array, base: number, from: number, place: number): void {
     let at = from;
     while (at > 0) {
       const parentAt = (at - 1) >> 1;
@@ -197,8 +200,7 @@ export class BucketPlaces {
     this.placeInts[2 * place + POSITION] = at;
   }
 
-  private siftDown(base: number, length: number, from: number, place: number): void {
-    const pool = this.heaps.pool;
+  private siftDown(pool: Int32Array, base: number, length: number, from: number, place: number): void {
     let at = from;
     for (;;) {
       const left = 2 * at + 1;

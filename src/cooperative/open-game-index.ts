@@ -190,9 +190,9 @@ export class OpenGameIndex {
     const places = this.places;
     const heaps = places.heaps;
     let length = heaps.length(bucket);
-    if (length <= SCAN_LIMIT) return length === 0 ? undefined : this.scan(heaps.base(bucket), length, slots);
+    if (length <= SCAN_LIMIT) return length === 0 ? undefined : this.scan(heaps.storage(bucket), heaps.base(bucket), length, slots);
     while (length !== 0) {
-      const place = heaps.pool[heaps.base(bucket)] as number;
+      const place = heaps.storage(bucket)[heaps.base(bucket)] as number;
       const index = places.gameOf(place);
       if (places.slotsOf(index) === slots) return places.games[index];
       this.dropPlace(places.games[index] as GameRecord, place, bucket);
@@ -208,9 +208,8 @@ export class OpenGameIndex {
    * down stays for its next reserve instead of being dropped by every query and pushed back by
    * every reserve. Stale places stay bounded by PLACES_PER_SUBSET per subset per game.
    */
-  private scan(base: number, length: number, slots: number): GameRecord | undefined {
+  private scan(pool: Int32Array, base: number, length: number, slots: number): GameRecord | undefined {
     const places = this.places;
-    const pool = places.heaps.pool;
     let best = -1;
     for (let i = 0; i < length; i++) {
       const place = pool[base + i] as number;

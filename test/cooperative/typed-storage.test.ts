@@ -6,7 +6,8 @@ import { hashOf, SingleTable } from '../../src/cooperative/single-table.js';
 /**
  * The open-game index's typed storage against plain JS models: the one-attribute subset table
  * (open addressing, backward-shift deletion: many keys in a table that starts at 64 slots, so
- * probe runs collide and wrap) and the heaps' regions (moves to bigger regions, reuse of freed ones).
+ * probe runs collide and wrap) and the heaps' storage (inline, moves to bigger regions and back
+ * inline, reuse of freed regions).
  */
 describe('SingleTable', () => {
   const op = fc.oneof(
@@ -86,7 +87,8 @@ describe('BucketHeaps', () => {
         for (const { push, bucket, value } of ops) {
           const entries = model[bucket] as number[];
           if (push) {
-            heaps.pool[heaps.append(bucketOf(bucket))] = value;
+            const at = heaps.append(bucketOf(bucket));
+            heaps.storage(bucketOf(bucket))[heaps.base(bucketOf(bucket)) + at] = value;
             entries.push(value);
           } else if (entries.length > 0) {
             entries.pop();
@@ -96,7 +98,7 @@ describe('BucketHeaps', () => {
         for (let b = 0; b < 10; b++) {
           const bucket = bucketOf(b);
           const base = heaps.base(bucket);
-          const stored = Array.from({ length: heaps.length(bucket) }, (_, i) => heaps.pool[base + i]);
+          const stored = Array.from({ length: heaps.length(bucket) }, (_, i) => heaps.storage(bucket)[base + i]);
           expect(stored).toEqual(model[b]);
         }
       }),
