@@ -6,7 +6,8 @@
  * (the subset's array of heaps, each heap an array with its own backing store) that was four
  * dependent cache misses per query at 100k open games (perf/PROFILE.md).
  *
- * Bucket b = subsetId · (maxPlayers + 1) + open slots, four ints: pool offset (0: the entries
+ * Bucket b = subsetId · maxPlayers + open slots − 1 (so a subset's buckets for 4 seats are 64
+ * bytes), four ints: pool offset (0: the entries
  * are inline), length, and two inline entries. A pool region is a capacity header followed by
  * the entries; regions come in power-of-two capacities from a free list per capacity, grow by
  * moving to the next capacity, and the entries move back inline when one is left (not at two,
@@ -24,11 +25,11 @@ export class BucketHeaps {
   private readonly freeRegions: number[][] = [];
   private readonly freeSubsets: number[] = [];
   private subsetIds = 0;
-  /** Buckets per subset: one per open-slot count 0..maxPlayers (0 stays empty). */
-  readonly perSubset: number;
+  /** Buckets per subset: one per open-slot count 1..maxPlayers. */
+  private readonly perSubset: number;
 
   constructor(maxPlayers: number) {
-    this.perSubset = maxPlayers + 1;
+    this.perSubset = maxPlayers;
     this.buckets = new Int32Array(INITIAL_SUBSETS * this.perSubset * BUCKET);
     this.pool = new Int32Array(INITIAL_POOL);
   }
@@ -46,10 +47,15 @@ export class BucketHeaps {
 
   /** Gives back the id of a subset whose buckets are all empty. */
   freeSubset(id: number): void {
-    for (let slots = 0; slots < this.perSubset; slots++) {
-      if (this.length(id * this.perSubset + slots) !== 0) throw new Error(`freed subset ${id} still has places in bucket ${slots}`);
+    for (let slots = 1; slots <= this.perSubset; slots++) {
+      if (this.length(this.bucket(id, slots)) !== 0) throw new Error(`freed subset ${id} still has places in bucket ${slots}`);
     }
     this.freeSubsets.push(id);
+  }
+
+  /** The bucket of subset `id` for games with `slots` (1..maxPlayers) open slots. */
+  bucket(id: number, slots: number): number {
+    return id * this.perSubset + slots - 1;
   }
 
   length(bucket: number): number {

@@ -63,7 +63,7 @@ export class BucketPlaces {
   /** The BucketHeaps bucket of the game's subset position `subset` for `slots` open slots. */
   bucketOf(game: GameRecord, subset: number, slots: number): number {
     const id = this.gameInts[game.denseIndex * this.stride + PRESENT + this.subsetsPerGame + subset] as number;
-    return id * this.heaps.perSubset + slots;
+    return this.heaps.bucket(id, slots);
   }
 
   private setPresent(game: GameRecord, subset: number, mask: number): void {

@@ -150,15 +150,14 @@ export class OpenGameIndex {
   /** The best game of subset `id` (-1: no such subset) for a party. */
   private bestIn(id: number, partySize: number): GameRecord | undefined {
     if (id < 0 || partySize > this.maxPlayers) return undefined;
-    const first = id * this.places.heaps.perSubset;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = this.top(first + slots, slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slots);
         if (top !== undefined) return top;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = this.top(first + slots, slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slots);
         if (top !== undefined) return top;
       }
     }
@@ -171,10 +170,9 @@ export class OpenGameIndex {
     const places = this.places;
     for (const [subsetKey, subset] of this.subsets) {
       const bySlots = new Map<number, string[]>();
-      for (let slots = 0; slots <= this.maxPlayers; slots++) {
-        const heap = places.heapOf(subset.id * places.heaps.perSubset + slots);
+      for (let slots = 1; slots <= this.maxPlayers; slots++) {
+        const heap = places.heapOf(places.heaps.bucket(subset.id, slots));
         if (heap.length === 0) continue;
-        if (slots === 0) throw new Error(`bucket ${subsetKey}/0 holds places`);
         if (!places.isValidHeap(heap)) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
         const live = heap.map((place) => places.games[places.gameOf(place)] as GameRecord).filter((game) => game.indexedSlots === slots);
         if (live.length === 0) continue;

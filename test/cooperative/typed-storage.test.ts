@@ -75,15 +75,16 @@ describe('SingleTable', () => {
 });
 
 describe('BucketHeaps', () => {
-  const op = fc.record({ push: fc.boolean(), bucket: fc.integer({ min: 0, max: 9 }), value: fc.integer({ min: 0, max: 1_000 }) });
+  const op = fc.record({ push: fc.boolean(), bucket: fc.integer({ min: 0, max: 7 }), value: fc.integer({ min: 0, max: 1_000 }) });
 
   it('keeps every bucket its own entries while regions grow, free and are reused', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 100, maxLength: 800 }), (ops) => {
         const heaps = new BucketHeaps(4);
         const subsets = [heaps.newSubset(), heaps.newSubset()];
-        const model = Array.from({ length: 10 }, () => [] as number[]);
-        const bucketOf = (b: number): number => (subsets[b < 5 ? 0 : 1] as number) * heaps.perSubset + (b % 5);
+        const model = Array.from({ length: 8 }, () => [] as number[]);
+        // Model bucket b: subset b >> 2, open slots 1 + (b & 3).
+        const bucketOf = (b: number): number => heaps.bucket(subsets[b >> 2] as number, 1 + (b & 3));
         for (const { push, bucket, value } of ops) {
           const entries = model[bucket] as number[];
           if (push) {
@@ -95,7 +96,7 @@ describe('BucketHeaps', () => {
             heaps.shrink(bucketOf(bucket));
           }
         }
-        for (let b = 0; b < 10; b++) {
+        for (let b = 0; b < 8; b++) {
           const bucket = bucketOf(b);
           const base = heaps.base(bucket);
           const stored = Array.from({ length: heaps.length(bucket) }, (_, i) => heaps.storage(bucket)[base + i]);
@@ -109,7 +110,7 @@ describe('BucketHeaps', () => {
   it('refuses to free a subset that still has entries', () => {
     const heaps = new BucketHeaps(4);
     const id = heaps.newSubset();
-    heaps.append(id * heaps.perSubset + 2);
+    heaps.append(heaps.bucket(id, 2));
     expect(() => heaps.freeSubset(id)).toThrow(/still has places in bucket 2/);
   });
 });
