@@ -1,3 +1,4 @@
+import { BucketHeaps } from './bucket-heaps.js';
 import type { GameRecord } from './game-record.js';
 
 /**
@@ -12,14 +13,20 @@ import type { GameRecord } from './game-record.js';
  * from a live one reads the game's block only (its bucket), one cache miss per place scanned
  * instead of two (the place's record, then the game's bucket). A game's block holds its start
  * time (the heap key), its bucket now, and per subset the bitmask of the buckets where it has a
- * place; a place's record, its heap position and its bucket (0: free).
+ * place and the subset's id in BucketHeaps (so moving a game reads no subset object); a place's
+ * record, its heap position and its bucket (0: free). The heaps themselves are in BucketHeaps.
  */
 export class BucketPlaces {
   /** Dense game index -> game; a freed index holds undefined until reused. */
   readonly games: (GameRecord | undefined)[] = [];
   /** Place ids a game owns: PLACES_PER_SUBSET per subset position. */
   readonly perGame: number;
-  /** Int32 entries per game block: start time (two), bucket, one bitmask per subset; even, for the start's alignment. */
+  /** The buckets' heaps of place ids. */
+  readonly heaps: BucketHeaps;
+  /**
+   * Int32 entries per game block: start time (two), bucket, one bitmask per subset, one subset id
+   * per subset; even, for the start's alignment.
+   */
   private readonly stride: number;
   private gameInts: Int32Array;
   private gameF64: Float64Array;
@@ -27,9 +34,13 @@ export class BucketPlaces {
   private placeInts: Int32Array;
   private readonly freeGames: number[] = [];
 
-  constructor(private readonly subsetsPerGame: number) {
+  constructor(
+    private readonly subsetsPerGame: number,
+    maxPlayers: number,
+  ) {
+    this.heaps = new BucketHeaps(maxPlayers);
     this.perGame = subsetsPerGame * PLACES_PER_SUBSET;
-    this.stride = 2 * Math.ceil((3 + subsetsPerGame) / 2);
+    this.stride = 2 * Math.ceil((3 + 2 * subsetsPerGame) / 2);
     this.gameInts = new Int32Array(INITIAL * this.stride);
     this.gameF64 = new Float64Array(this.gameInts.buffer);
     this.placeInts = new Int32Array(INITIAL * this.perGame * 2);
@@ -47,6 +58,12 @@ export class BucketPlaces {
   /** Bitmask of the buckets where the game has a place under subset position `subset`. */
   present(game: GameRecord, subset: number): number {
     return this.gameInts[game.denseIndex * this.stride + PRESENT + subset] as number;
+  }
+
+  /** The BucketHeaps bucket of the game's subset position `subset` for `slots` open slots. */
+  bucketOf(game: GameRecord, subset: number, slots: number): number {
+    const id = this.gameInts[game.denseIndex * this.stride + PRESENT + this.subsetsPerGame + subset] as number;
+    return this.heaps.bucket(id, slots);
   }
 
   private setPresent(game: GameRecord, subset: number, mask: number): void {
@@ -71,8 +88,8 @@ export class BucketPlaces {
     return game.denseIndex * this.perGame + subset * PLACES_PER_SUBSET;
   }
 
-  /** Gives the game a dense index (it had none), with no places. */
-  enter(game: GameRecord): void {
+  /** Gives the game a dense index (it had none), with no places, under subsets of these BucketHeaps ids. */
+  enter(game: GameRecord, subsetIds: readonly number[]): void {
     let index = this.freeGames.pop();
     if (index === undefined) {
       index = this.games.length;
@@ -85,6 +102,8 @@ export class BucketPlaces {
     const base = index * this.stride;
     this.gameInts.fill(0, base, base + this.stride);
     this.gameF64[base / 2] = game.startedAt;
+    const ids = base + PRESENT + this.subsetsPerGame;
+    for (let s = 0; s < subsetIds.length; s++) this.gameInts[ids + s] = subsetIds[s] as number;
     this.placeInts.fill(0, 2 * index * this.perGame, 2 * (index + 1) * this.perGame);
   }
 
@@ -128,20 +147,36 @@ export class BucketPlaces {
     return (this.games[ga] as GameRecord).gameId < (this.games[gb] as GameRecord).gameId;
   }
 
-  push(heap: number[], place: number): void {
-    heap.push(place);
-    this.siftUp(heap, heap.length - 1, place);
+  /** Puts a place into the heap of `bucket` (BucketHeaps numbering). */
+  push(bucket: number, place: number): void {
+    const at = this.heaps.append(bucket);
+    this.siftUp(this.heaps.storage(bucket), this.heaps.base(bucket), at, place);
   }
 
-  remove(heap: number[], place: number): void {
+  /** Takes a place out of the heap of `bucket`. */
+  remove(bucket: number, place: number): void {
+    const heaps = this.heaps;
+    const storage = heaps.storage(bucket);
+    const base = heaps.base(bucket);
     const at = this.placeInts[2 * place + POSITION] as number;
-    if (heap[at] !== place) throw new Error('bucket place is not in this heap');
-    const last = heap.pop() as number;
+    const length = heaps.length(bucket);
+    if (at < 0 || at >= length || storage[base + at] !== place) throw new Error('bucket place is not in this heap');
+    const last = storage[base + length - 1] as number;
     this.placeInts[2 * place + POSITION] = -1;
-    if (last === place) return;
-    heap[at] = last;
-    this.siftUp(heap, at, last);
-    this.siftDown(heap, this.placeInts[2 * last + POSITION] as number, last);
+    if (last !== place) {
+      storage[base + at] = last;
+      this.siftUp(storage, base, at, last);
+      this.siftDown(storage, base, length - 1, this.placeInts[2 * last + POSITION] as number, last);
+    }
+    // Last: the entries left may move back inline.
+    heaps.shrink(bucket);
+  }
+
+  /** The places in the heap of `bucket`, in heap order (tests and invariant checks). */
+  heapOf(bucket: number): number[] {
+    const storage = this.heaps.storage(bucket);
+    const base = this.heaps.base(bucket);
+    return Array.from({ length: this.heaps.length(bucket) }, (_, i) => storage[base + i] as number);
   }
 
   /** True when every place's heap position and the heap order agree (tests). */
@@ -151,35 +186,34 @@ export class BucketPlaces {
     );
   }
 
-  private siftUp(heap: number[], from: number, place: number): void {
+  private siftUp(pool: Int32Array, base: number, from: number, place: number): void {
     let at = from;
     while (at > 0) {
       const parentAt = (at - 1) >> 1;
-      const parent = heap[parentAt] as number;
+      const parent = pool[base + parentAt] as number;
       if (!this.before(place, parent)) break;
-      heap[at] = parent;
+      pool[base + at] = parent;
       this.placeInts[2 * parent + POSITION] = at;
       at = parentAt;
     }
-    heap[at] = place;
+    pool[base + at] = place;
     this.placeInts[2 * place + POSITION] = at;
   }
 
-  private siftDown(heap: number[], from: number, place: number): void {
-    const length = heap.length;
+  private siftDown(pool: Int32Array, base: number, length: number, from: number, place: number): void {
     let at = from;
     for (;;) {
       const left = 2 * at + 1;
       if (left >= length) break;
       let child = left;
-      if (left + 1 < length && this.before(heap[left + 1] as number, heap[left] as number)) child = left + 1;
-      const childPlace = heap[child] as number;
+      if (left + 1 < length && this.before(pool[base + left + 1] as number, pool[base + left] as number)) child = left + 1;
+      const childPlace = pool[base + child] as number;
       if (!this.before(childPlace, place)) break;
-      heap[at] = childPlace;
+      pool[base + at] = childPlace;
       this.placeInts[2 * childPlace + POSITION] = at;
       at = child;
     }
-    heap[at] = place;
+    pool[base + at] = place;
     this.placeInts[2 * place + POSITION] = at;
   }
 

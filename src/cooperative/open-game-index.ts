@@ -1,5 +1,6 @@
 import { BucketPlaces, PLACES_PER_SUBSET } from './bucket-places.js';
 import { newerGameFirst, type GameRecord } from './game-record.js';
+import { SingleTable } from './single-table.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
@@ -17,17 +18,17 @@ import { newerGameFirst, type GameRecord } from './game-record.js';
  * at 1k open games, 90k/s at 100k). A game that closes or fills leaves every heap at once, and a
  * game holds at most PLACES_PER_SUBSET places per subset (when they are all taken they are all
  * stale, and are dropped), so stale places stay bounded by open games. Places are integers in
- * BucketPlaces' typed arrays, and games have a dense index there while they are entered.
+ * BucketPlaces' typed arrays, and games have a dense index there while they are entered; each
+ * subset has a dense id, and its buckets' heaps are regions of one typed array (BucketHeaps).
  */
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
   /**
-   * The one-attribute subsets again, by matchable position then value: a selective query (one
-   * attribute) looks up its own value string, whose hash V8 caches in the string, in a map of
-   * one key's values, instead of building a subset key and hashing it in the map of every subset
-   * (165k keys at 100k games).
+   * The one-attribute subsets' ids again, by (matchable position, value): a selective query (one
+   * attribute) finds its subset in a typed hash table instead of building a subset key and
+   * hashing it in the map of every subset (165k keys at 100k games).
    */
-  private readonly singles: Map<string, Heaps>[] = [];
+  private readonly singles = new SingleTable();
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
@@ -42,7 +43,7 @@ export class OpenGameIndex {
     subsetsPerGame: number,
   ) {
     this.lazy = maxPlayers < PRESENT_BITS;
-    this.places = new BucketPlaces(subsetsPerGame);
+    this.places = new BucketPlaces(subsetsPerGame, maxPlayers);
   }
 
   /** Number of distinct attribute subsets among the factory's games. */
@@ -60,12 +61,12 @@ export class OpenGameIndex {
     const subsets = subsetKeys.map((subsetKey, mask) => {
       let subset = this.subsets.get(subsetKey);
       if (subset === undefined) {
-        subset = new OpenSlotBuckets(subsetKey, this.maxPlayers);
+        subset = new OpenSlotBuckets(subsetKey, this.places.heaps.newSubset());
         this.subsets.set(subsetKey, subset);
         if (mask !== 0 && (mask & (mask - 1)) === 0) {
           const [position, value] = pairs[31 - Math.clz32(mask)] as readonly [number, string];
           subset.single = position;
-          (this.singles[position] ??= new Map()).set(value, subset.bySlots);
+          this.singles.add(position, value, subset.id);
           subset.singleValue = value;
         }
       } else if (subset.members === 0) {
@@ -74,7 +75,10 @@ export class OpenGameIndex {
       subset.members++;
       return subset;
     });
-    this.places.enter(game);
+    this.places.enter(
+      game,
+      subsets.map((subset) => subset.id),
+    );
     game.subsets = subsets;
     game.subsetCount = subsets.length;
     game.indexedSlots = 0;
@@ -96,7 +100,8 @@ export class OpenGameIndex {
       for (const [subsetKey, subset] of this.subsets) {
         if (subset.members !== 0) continue;
         this.subsets.delete(subsetKey);
-        if (subset.single >= 0) this.singles[subset.single]?.delete(subset.singleValue);
+        if (subset.single >= 0) this.singles.delete(subset.single, subset.singleValue);
+        this.places.heaps.freeSubset(subset.id);
       }
       this.unusedSubsets = 0;
     }
@@ -128,30 +133,31 @@ export class OpenGameIndex {
         this.dropPlaces(game, false);
         place = places.newPlace(game, s, slots);
       }
-      places.push((game.subsets[s] as OpenSlotBuckets).heap(slots), place);
+      places.push(places.bucketOf(game, s, slots), place);
     }
   }
 
   /** The best open game under a query's subset key with room for a party of `partySize`. */
   best(subsetKey: string, partySize: number): GameRecord | undefined {
-    return this.bestIn(this.subsets.get(subsetKey)?.bySlots, partySize);
+    return this.bestIn(this.subsets.get(subsetKey)?.id ?? -1, partySize);
   }
 
   /** best() for a query of one attribute, the one at `position` of matchableKeys. */
   bestOfOne(position: number, value: string, partySize: number): GameRecord | undefined {
-    return this.bestIn(this.singles[position]?.get(value), partySize);
+    return this.bestIn(this.singles.get(position, value), partySize);
   }
 
-  private bestIn(buckets: Heaps | undefined, partySize: number): GameRecord | undefined {
-    if (buckets === undefined || partySize > this.maxPlayers) return undefined;
+  /** The best game of subset `id` (-1: no such subset) for a party. */
+  private bestIn(id: number, partySize: number): GameRecord | undefined {
+    if (id < 0 || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = this.top(buckets, slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slots);
         if (top !== undefined) return top;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = this.top(buckets, slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slots);
         if (top !== undefined) return top;
       }
     }
@@ -162,31 +168,33 @@ export class OpenGameIndex {
   contents(): Map<string, Map<number, string[]>> {
     const result = new Map<string, Map<number, string[]>>();
     const places = this.places;
-    for (const [subsetKey, buckets] of this.subsets) {
+    for (const [subsetKey, subset] of this.subsets) {
       const bySlots = new Map<number, string[]>();
-      buckets.bySlots.forEach((heap, slots) => {
-        if (heap === undefined || heap.length === 0) return;
+      for (let slots = 1; slots <= this.maxPlayers; slots++) {
+        const heap = places.heapOf(places.heaps.bucket(subset.id, slots));
+        if (heap.length === 0) continue;
         if (!places.isValidHeap(heap)) throw new Error(`bucket ${subsetKey}/${slots} violates heap order`);
         const live = heap.map((place) => places.games[places.gameOf(place)] as GameRecord).filter((game) => game.indexedSlots === slots);
-        if (live.length === 0) return;
+        if (live.length === 0) continue;
         bySlots.set(slots, live.sort((a, b) => (newerGameFirst(a, b) ? -1 : 1)).map((game) => game.gameId));
-      });
+      }
       if (bySlots.size > 0) result.set(subsetKey, bySlots);
     }
     return result;
   }
 
   /** The best game that belongs in a bucket now, dropping stale places above it. */
-  private top(buckets: Heaps, slots: number): GameRecord | undefined {
-    const heap = buckets[slots];
-    if (heap === undefined) return undefined;
+  private top(bucket: number, slots: number): GameRecord | undefined {
     const places = this.places;
-    if (heap.length <= SCAN_LIMIT) return this.scan(heap, slots);
-    while (heap.length !== 0) {
-      const place = heap[0] as number;
+    const heaps = places.heaps;
+    let length = heaps.length(bucket);
+    if (length <= SCAN_LIMIT) return length === 0 ? undefined : this.scan(heaps.storage(bucket), heaps.base(bucket), length, slots);
+    while (length !== 0) {
+      const place = heaps.storage(bucket)[heaps.base(bucket)] as number;
       const index = places.gameOf(place);
       if (places.slotsOf(index) === slots) return places.games[index];
-      this.dropPlace(places.games[index] as GameRecord, place, heap);
+      this.dropPlace(places.games[index] as GameRecord, place, bucket);
+      length = heaps.length(bucket);
     }
     return undefined;
   }
@@ -198,11 +206,11 @@ export class OpenGameIndex {
    * down stays for its next reserve instead of being dropped by every query and pushed back by
    * every reserve. Stale places stay bounded by PLACES_PER_SUBSET per subset per game.
    */
-  private scan(heap: readonly number[], slots: number): GameRecord | undefined {
+  private scan(pool: Int32Array, base: number, length: number, slots: number): GameRecord | undefined {
     const places = this.places;
     let best = -1;
-    for (let i = 0; i < heap.length; i++) {
-      const place = heap[i] as number;
+    for (let i = 0; i < length; i++) {
+      const place = pool[base + i] as number;
       if (places.slotsOf(places.gameOf(place)) !== slots) continue;
       if (i === 0) return places.games[places.gameOf(place)];
       if (best < 0 || places.before(place, best)) best = place;
@@ -218,22 +226,20 @@ export class OpenGameIndex {
       for (let place = first; place < first + PLACES_PER_SUBSET; place++) {
         const slots = places.slotsOfPlace(place);
         if (slots === 0 || (!all && slots === game.indexedSlots)) continue;
-        this.dropPlace(game, place, (game.subsets[s] as OpenSlotBuckets).bySlots[slots] as number[]);
+        this.dropPlace(game, place, places.bucketOf(game, s, slots));
       }
     }
   }
 
   /** Takes a place out of its heap and frees it. */
-  private dropPlace(game: GameRecord, place: number, heap: number[]): void {
-    this.places.remove(heap, place);
+  private dropPlace(game: GameRecord, place: number, bucket: number): void {
+    this.places.remove(bucket, place);
     this.places.free(game, place);
   }
 }
 
-/** The open games of one attribute subset: one newest-first heap of places per number of open slots. */
+/** One attribute subset of the open-game index; its buckets are BucketHeaps' under `id`. */
 class OpenSlotBuckets {
-  /** Index = open slots (1..maxPlayers); created on first use. May hold stale places (see place). */
-  readonly bySlots: (number[] | undefined)[];
   /** Games that have this subset, in a bucket or not (closed, full). */
   members = 0;
   /** For a one-attribute subset, its matchable position and value (see OpenGameIndex.singles); else -1. */
@@ -242,23 +248,9 @@ class OpenSlotBuckets {
 
   constructor(
     readonly subsetKey: string,
-    maxPlayers: number,
-  ) {
-    this.bySlots = new Array<number[] | undefined>(maxPlayers + 1);
-  }
-
-  heap(slots: number): number[] {
-    let heap = this.bySlots[slots];
-    if (heap === undefined) {
-      heap = [];
-      this.bySlots[slots] = heap;
-    }
-    return heap;
-  }
+    readonly id: number,
+  ) {}
 }
-
-/** A subset's heaps of places by open slots (OpenSlotBuckets.bySlots). */
-type Heaps = readonly (number[] | undefined)[];
 
 /** Heaps up to this size are scanned by top() rather than cleaned of stale places. */
 const SCAN_LIMIT = 8;
