@@ -90,8 +90,18 @@ export class GameCreations {
 
   /** Places a game for the plan's tickets: a slot now, or a place in line. */
   create(plan: CreationPlan): void {
+    // Written out, not spread: `{ ...plan }` gave every creation a hidden class (and descriptor
+    // array) of its own, ~900 B each in a heap snapshot of 20k waiting tickets.
     const creation: Creation = {
-      ...plan,
+      factory: plan.factory,
+      strategy: plan.strategy,
+      partition: plan.partition,
+      matchable: plan.matchable,
+      rideKey: plan.rideKey,
+      capacity: plan.capacity,
+      map: plan.map,
+      region: plan.region,
+      quality: plan.quality,
       requestId: this.ctx.newId(),
       ticketIds: [...plan.ticketIds],
       seats: plan.seats.map((seat) => ({ ...seat })),
@@ -101,6 +111,7 @@ export class GameCreations {
       stage: 'queued',
       // Older tickets first: a creation's place in line is its oldest ticket's arrival.
       priority: Math.min(...plan.ticketIds.map((id) => this.book.get(id)!.arrival)),
+      queuedAt: undefined,
       serverId: undefined,
     };
     this.creations.set(creation.requestId, creation);
