@@ -284,8 +284,11 @@ export class GameCreations {
       // creation taken back keeps them too); the same player back under a new ticket takes another
       // creation, never a second seat in this one.
       if (creation.seats.some((seat) => ticket.playerIds.includes(seat.playerId))) continue;
-      creation.ticketIds.push(ticket.id);
-      for (const playerId of ticket.playerIds) creation.seats.push({ playerId, team: 0, ticketId: ticket.id });
+      // Copied one size larger by concat, not pushed (nor spread, which pushes): a push grows a list
+      // of 1 to room for 19 (V8's growth step), ~140 B a list, and a creation waits with its lists
+      // as long as its tickets do. O(seats), bounded by the game's capacity.
+      creation.ticketIds = creation.ticketIds.concat(ticket.id);
+      creation.seats = creation.seats.concat(ticket.playerIds.map((playerId) => ({ playerId, team: 0, ticketId: ticket.id })));
       this.book.place(ticket.id, requestId);
       this.markRideable(creation);
       if (creation.stage === 'queued') {

@@ -42,15 +42,18 @@ export class TicketBook {
    * for 3 tickets in 20k); bounded, started over when full.
    */
   private readonly placingStates = new Map<string, PlacingState>();
+  /** The same for a creation's state before it has a position (a rider joining a queued creation passes through it). */
+  private readonly joiningStates = new Map<string, PlacingState>();
 
   constructor(private readonly ctx: CoreContext) {}
 
   private placing(creationId: string, position: number | undefined): TicketState {
-    const last = this.placingStates.get(creationId);
+    const states = position === undefined ? this.joiningStates : this.placingStates;
+    const last = states.get(creationId);
     if (last && last.position === position) return last;
-    if (!last && this.placingStates.size >= PLACING_STATES_KEPT) this.placingStates.clear();
+    if (!last && states.size >= PLACING_STATES_KEPT) states.clear();
     const state: PlacingState = Object.freeze({ kind: 'placing', creationId, position });
-    this.placingStates.set(creationId, state);
+    states.set(creationId, state);
     return state;
   }
 
