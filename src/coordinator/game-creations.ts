@@ -223,21 +223,29 @@ export class GameCreations {
     this.positions.gameStarted();
     this.forget(creation);
     const serverEndpoint = this.roster.endpoint(serverId) ?? '';
-    return creation.ticketIds.map((ticketId) => ({
-      ticketId,
-      assignment: {
-        gameId,
-        serverId,
-        serverEndpoint,
-        factory: creation.factory,
-        reservationToken: creation.token,
-        created: true,
-        map: creation.map,
-        region: creation.region,
-        team: creation.seats.find((s) => s.ticketId === ticketId)!.team,
-        ...(creation.quality && { quality: creation.quality }),
-      },
-    }));
+    // The tickets of one team get one assignment object (they are told the same thing): each
+    // answered ticket keeps its assignment for retries, ~100 B an object.
+    const byTeam = new Map<number, Assignment>();
+    return creation.ticketIds.map((ticketId) => {
+      const team = creation.seats.find((s) => s.ticketId === ticketId)!.team;
+      let assignment = byTeam.get(team);
+      if (!assignment) {
+        assignment = {
+          gameId,
+          serverId,
+          serverEndpoint,
+          factory: creation.factory,
+          reservationToken: creation.token,
+          created: true,
+          map: creation.map,
+          region: creation.region,
+          team,
+          ...(creation.quality && { quality: creation.quality }),
+        };
+        byTeam.set(team, assignment);
+      }
+      return { ticketId, assignment };
+    });
   }
 
   private forget(creation: Creation): void {
