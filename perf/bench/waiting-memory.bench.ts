@@ -27,6 +27,9 @@ export interface WaitingMemory {
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** BENCH_COORDINATOR_NODE_ARGS='--flag ...': V8/Node flags for the coordinator (heap settings an operator might choose). */
+const nodeArgs = process.env.BENCH_COORDINATOR_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+
 /** BENCH_HEAPSNAPSHOT_DIR=dir: the coordinator writes a heap snapshot there with the N tickets waiting (for perf/profile/heap-by-constructor.ts). */
 const snapshotDir = process.env.BENCH_HEAPSNAPSHOT_DIR;
 
@@ -49,7 +52,7 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;
     },
-    [`--max-old-space-size=${maxOldSpaceMb}`, ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [])],
+    [`--max-old-space-size=${maxOldSpaceMb}`, ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []), ...nodeArgs],
   );
   const address = `127.0.0.1:${coordinator.port}`;
   // No free slot: every ticket's creation waits in line.

@@ -1,38 +1,15 @@
 import type { Database, RootDatabase } from 'lmdb';
-import type { FindRequest } from '../coordinator/messages.js';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
-import type { PlacedRecord } from '../coordinator/tickets/ticket-record.js';
-import type { TicketOwner } from '../security/roles/ticket-ownership.js';
 import { withCommitCause } from './store-health.js';
-
-/**
- * A FindRequest as plain data: maps become entry lists. Compact since records are kept per waiting
- * ticket (LMDB's pages count in the process's RSS): the ticket id is the key only, empty lists and
- * absent numbers are left out, and an owner whose party is the ticket's party does not repeat it.
- * Records written before (every field present) read the same.
- */
-interface StoredTicket {
-  readonly request: Omit<FindRequest, 'ticketId' | 'partition' | 'matchable' | 'latenciesMs' | 'party' | 'preferredMaps' | 'vetoedMaps' | 'caller' | 'softAttributes'> & {
-    readonly ticketId?: string;
-    readonly softAttributes?: [string, string][];
-    readonly party: { playerId: string; score?: number | null }[];
-    readonly partition: [string, string][];
-    readonly matchable?: [string, string][];
-    readonly latenciesMs?: [string, number][];
-    readonly preferredMaps?: readonly string[];
-    readonly vetoedMaps?: readonly string[];
-  };
-  readonly createdAt: number;
-  readonly arrival: number;
-  /** Who may cancel or resume it; absent in records written before it. No party: the ticket's. */
-  readonly owner?: Omit<TicketOwner, 'partyPlayerIds'> & { readonly partyPlayerIds?: readonly string[] };
-  /** Where its game was ordered, while that was not confirmed. */
-  readonly placed?: PlacedRecord;
-}
-
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+import { decodeTicket, encodeTicket, type StoredTicket } from './stored-ticket.js';
 
 export type TicketWriteOp = 'save' | 'remove';
+
+/** One commit's promise and its writes, flat: op, ticket id, op, ticket id... */
+interface PendingCommit {
+  readonly commit: Promise<boolean>;
+  readonly writes: string[];
+}
 
 /**
  * Told of every ticket write that did not reach the disk (a rejected LMDB write, a key LMDB
@@ -53,6 +30,12 @@ export class LmdbTicketStore implements TicketStore {
   private readonly db: Database<StoredTicket, string>;
   private failures = 0;
   private closed = false;
+  /**
+   * The writes waiting on the latest commit. LMDB answers every plain write of one batch with the
+   * same promise, so the store listens once per batch: a pair of handlers per write lived until the
+   * commit, long enough to be promoted, ~200 B of old-space garbage a waiting ticket.
+   */
+  private batch: PendingCommit | undefined;
 
   constructor(
     root: RootDatabase,
@@ -69,32 +52,8 @@ export class LmdbTicketStore implements TicketStore {
   }
 
   save(record: TicketRecord): void {
-    const r = record.request;
-    const owner = record.owner;
-    const playerIds = r.party.map((p) => p.playerId);
-    this.write('save', r.ticketId, () => this.db.put(r.ticketId, {
-      request: {
-        template: r.template,
-        party: r.party.map((p) => (p.score === undefined ? { playerId: p.playerId } : { playerId: p.playerId, score: p.score })),
-        partition: [...r.partition],
-        ...(r.matchable.size > 0 && { matchable: [...r.matchable] }),
-        ...(r.latenciesMs.size > 0 && { latenciesMs: [...r.latenciesMs] }),
-        ...(r.preferredMaps.length > 0 && { preferredMaps: r.preferredMaps }),
-        ...(r.vetoedMaps.length > 0 && { vetoedMaps: r.vetoedMaps }),
-        ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
-        ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
-        ...(r.location !== undefined && { location: r.location }),
-        ...(r.softAttributes !== undefined && { softAttributes: [...r.softAttributes] }),
-      },
-      createdAt: record.createdAt,
-      arrival: record.arrival,
-      ...(owner && {
-        owner: sameList(owner.partyPlayerIds, playerIds)
-          ? { subject: owner.subject, role: owner.role }
-          : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] },
-      }),
-      ...(record.placed ? { placed: { ...record.placed } } : {}),
-    }));
+    const ticketId = record.request.ticketId;
+    this.write('save', ticketId, () => this.db.put(ticketId, encodeTicket(record)));
   }
 
   remove(ticketId: string): void {
@@ -115,9 +74,26 @@ export class LmdbTicketStore implements TicketStore {
       this.failed(op, error, ticketId, 'refused');
       return;
     }
+    const batch = this.batch;
+    if (batch?.commit === pending) {
+      batch.writes.push(op, ticketId);
+      return;
+    }
+    const next: PendingCommit = { commit: pending, writes: [op, ticketId] };
+    this.batch = next;
     pending.then(
-      () => this.onWriteSucceeded(),
-      (error: unknown) => withCommitCause(error, (cause) => this.failed(op, cause, ticketId, 'commit')),
+      () => {
+        if (this.batch === next) this.batch = undefined;
+        this.onWriteSucceeded();
+      },
+      (error: unknown) => {
+        if (this.batch === next) this.batch = undefined;
+        for (let i = 0; i < next.writes.length; i += 2) {
+          const failedOp = next.writes[i] as TicketWriteOp;
+          const failedId = next.writes[i + 1]!;
+          withCommitCause(error, (cause) => this.failed(failedOp, cause, failedId, 'commit'));
+        }
+      },
     );
   }
 
@@ -134,28 +110,7 @@ export class LmdbTicketStore implements TicketStore {
   /** Every stored ticket, oldest arrival first. */
   loadAll(): TicketRecord[] {
     const records: TicketRecord[] = [];
-    for (const { key, value } of this.db.getRange()) {
-      const { softAttributes, ...r } = value.request;
-      const party = r.party.map((p) => ({ playerId: p.playerId, score: p.score ?? undefined }));
-      const owner = value.owner;
-      records.push({
-        request: {
-          ...r,
-          ticketId: r.ticketId ?? key,
-          party,
-          partition: new Map(r.partition),
-          matchable: new Map(r.matchable ?? []),
-          latenciesMs: new Map(r.latenciesMs ?? []),
-          preferredMaps: r.preferredMaps ?? [],
-          vetoedMaps: r.vetoedMaps ?? [],
-          ...(softAttributes !== undefined && { softAttributes: new Map(softAttributes) }),
-        },
-        createdAt: value.createdAt,
-        arrival: value.arrival,
-        ...(owner ? { owner: { subject: owner.subject, role: owner.role, partyPlayerIds: owner.partyPlayerIds ?? party.map((p) => p.playerId) } } : {}),
-        ...(value.placed ? { placed: value.placed } : {}),
-      });
-    }
+    for (const { key, value } of this.db.getRange()) records.push(decodeTicket(key, value));
     return records.sort((a, b) => a.arrival - b.arrival);
   }
 

@@ -51,7 +51,55 @@ const full: TicketRecord = {
   owner: { subject: 'gw', role: 'gateway', partyPlayerIds: ['b', 'a'] },
 };
 
+// Every rarer field, so each reaches the record's `rest` and comes back.
+const rare: TicketRecord = {
+  request: {
+    ticketId: 'rare',
+    template: 'duel',
+    party: [{ playerId: 'x', score: 1612.5 }],
+    partition: new Map([['region', 's:eu'], ['hardcore', 'b:true']]),
+    matchable: new Map(),
+    latenciesMs: new Map([['eu', 12.5]]),
+    preferredMaps: [],
+    vetoedMaps: ['nuke'],
+    location: { latitude: 48.85, longitude: 2.35 },
+    softAttributes: new Map([['language', 'fr']]),
+  },
+  createdAt: 1_764_000_000_123,
+  arrival: 3,
+  placed: { requestId: 'r1', serverId: 's1', token: 'tok', at: 1_764_000_000_200, team: 1, map: 'dust', region: 'eu' },
+};
+
 describe('LmdbTicketStore records', () => {
+  it('gives back the rarer fields too (location, soft attributes, where its game was ordered)', async () => {
+    const { store } = openStore();
+    store.tickets.save(rare);
+    await store.tickets.flushed();
+    expect(store.tickets.loadAll()).toEqual([rare]);
+    await store.close();
+  });
+
+  it('stores a one-player ticket as a positional list, smaller than the compact object written before', async () => {
+    const { store } = openStore();
+    store.tickets.save(bare);
+    await store.tickets.flushed();
+    const db = store.root.openDB({ name: 'tickets' });
+    expect(Array.isArray(db.get('bare'))).toBe(true);
+    await db.put('object', { request: { template: 'coop', party: [{ playerId: 'p1' }], partition: [['region', 's:eu']] }, createdAt: 5, arrival: 1, owner: { subject: 'p1', role: 'player' } });
+    expect(db.getBinary('bare')!.length).toBeLessThan(db.getBinary('object')!.length * 0.6);
+    await store.close();
+  });
+
+  it('reads records in the compact object format (no id, empty fields left out)', async () => {
+    const { store, dir } = openStore();
+    const db = store.root.openDB({ name: 'tickets' });
+    await db.put('bare', { request: { template: 'coop', party: [{ playerId: 'p1' }], partition: [['region', 's:eu']] }, createdAt: 5, arrival: 1, owner: { subject: 'p1', role: 'player' } });
+    await store.close();
+    const reopened = LmdbStore.open(dir);
+    expect(reopened.tickets.loadAll()).toEqual([bare]);
+    await reopened.close();
+  });
+
   it('gives back every field of what it stored, minimal and full requests alike', async () => {
     const { store } = openStore();
     store.tickets.save(full);

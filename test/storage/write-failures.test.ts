@@ -108,6 +108,22 @@ describe('ticket writes that fail', () => {
     expect(store.failedWrites).toBe(2);
   });
 
+  it('a failed commit reports each write it held (LMDB answers a batch with one promise)', async () => {
+    const commit = Promise.reject(new Error('MDB_MAP_FULL: Environment mapsize limit reached'));
+    const batching = { openDB: () => ({ put: () => commit, remove: () => commit }) } as unknown as RootDatabase;
+    const failures: Failure[] = [];
+    let store!: LmdbTicketStore;
+    const unhandled = await unhandledDuring(async () => {
+      store = new LmdbTicketStore(batching, (op, error, ticketId) => failures.push({ op, message: error.message, ticketId }));
+      store.save(record('a'));
+      store.save(record('b'));
+      store.remove('c');
+    });
+    expect(unhandled).toEqual([]);
+    expect(failures.map((f) => `${f.op} ${f.ticketId}`)).toEqual(['save a', 'save b', 'remove c']);
+    expect(store.failedWrites).toBe(3);
+  });
+
   it('a handler that throws does not turn a failed write into an unhandled rejection', async () => {
     const rejecting = { openDB: () => ({ put: () => Promise.reject(new Error('boom')) }) } as unknown as RootDatabase;
     let store!: LmdbTicketStore;

@@ -26,8 +26,9 @@ export interface CreationPlan {
  */
 export interface Creation extends Omit<CreationPlan, 'ticketIds' | 'seats'> {
   readonly requestId: string;
-  readonly ticketIds: string[];
-  readonly seats: { playerId: string; team: number; ticketId: string }[];
+  /** Replaced, not grown, when a rider joins (see GameCreations.rideAlong); shrunk in place when one leaves. */
+  ticketIds: string[];
+  seats: { playerId: string; team: number; ticketId: string }[];
   /** Seats named in the CreateGame order; riders after it get a ReserveSeats once the game exists. */
   dispatchedSeats: number;
   /** Orders sent so far: each attempt is a distinct order (an id the edge will not drop as a repeat). */

@@ -19,6 +19,10 @@ type Entry = { -readonly [K in keyof Ticket]: Ticket[K] };
 const PARKED: TicketState = Object.freeze({ kind: 'parked' });
 const POOLED: TicketState = Object.freeze({ kind: 'pooled' });
 
+type PlacingState = Extract<TicketState, { kind: 'placing' }>;
+/** Creations whose placing state is kept for sharing (each a Map entry and a state object). */
+const PLACING_STATES_KEPT = 4096;
+
 /**
  * The one owner of tickets: every ticket, its state, its listener, whether it is stored. Nothing
  * else moves a ticket; a move from a state that does not allow it throws IllegalTicketMove instead
@@ -32,17 +36,25 @@ export class TicketBook {
   private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
   private stopping = false;
   /**
-   * The last placing state made: the tickets of one creation move together (joined, then queued
-   * at one position), so they share it instead of an object each.
+   * The latest placing state of recent creations: the tickets of one creation are at one place
+   * (joined, then queued at one position), so they share it instead of an object each. Keyed by
+   * creation, since riders of different creations arrive interleaved (one "last state" was reused
+   * for 3 tickets in 20k); bounded, started over when full.
    */
-  private lastPlacing: Extract<TicketState, { kind: 'placing' }> | undefined;
+  private readonly placingStates = new Map<string, PlacingState>();
+  /** The same for a creation's state before it has a position (a rider joining a queued creation passes through it). */
+  private readonly joiningStates = new Map<string, PlacingState>();
 
   constructor(private readonly ctx: CoreContext) {}
 
   private placing(creationId: string, position: number | undefined): TicketState {
-    const last = this.lastPlacing;
-    if (last?.creationId === creationId && last.position === position) return last;
-    return (this.lastPlacing = Object.freeze({ kind: 'placing', creationId, position }));
+    const states = position === undefined ? this.joiningStates : this.placingStates;
+    const last = states.get(creationId);
+    if (last && last.position === position) return last;
+    if (!last && states.size >= PLACING_STATES_KEPT) states.clear();
+    const state: PlacingState = Object.freeze({ kind: 'placing', creationId, position });
+    states.set(creationId, state);
+    return state;
   }
 
   /** A live ticket (parked, pooled or placing); an assigned one is `answered`. */
