@@ -2,7 +2,7 @@
  * A server under measurement in its own process (issue 15: the load comes from another process),
  * with its CPU time and RSS read from /proc, so a figure is the server's cost alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -19,11 +19,29 @@ export interface ServerChild {
 const CLOCK_TICKS_PER_SECOND = 100; // Linux USER_HZ
 
 /**
- * Runs `node [nodeArgs] --import tsx <args>` and waits for a stdout line that `portOf` finds a port in.
+ * How the coordinator runs under measurement. `dist` (the default): the compiled distribution, as
+ * `npm start` and the packed bin run it (built first; cheap when nothing changed). `tsx`: the
+ * sources through tsx, whose esbuild transform keeps function names by redefining `name` on every
+ * closure it creates, which leaves each one with a ~256-byte property dictionary and costs a
+ * defineProperty per closure: figures under tsx overstate the shipped process's memory and CPU.
+ * BENCH_COORDINATOR=tsx picks the sources, e.g. to profile a change before building it. Paths
+ * are the current directory's (the repository root, or the checkout a bench compares against).
+ */
+export function coordinatorEntry(): string[] {
+  if (process.env.BENCH_COORDINATOR === 'tsx') return ['--import', 'tsx', 'src/cli/main.ts'];
+  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) throw new Error(`npm run build failed (${built.status}): the bench measures the compiled coordinator`);
+  return ['dist/src/cli/main.js'];
+}
+
+/**
+ * Runs `node [nodeArgs] --import tsx <args>` (or `node [nodeArgs] <args>` when `args` starts with
+ * node's own flags or a compiled .js entry, see coordinatorEntry) and waits for a stdout line that `portOf` finds a port in.
  * Linux only (/proc), as the bench machine is.
  */
 export async function startServerChild(args: readonly string[], portOf: (line: string) => number | undefined, nodeArgs: readonly string[] = []): Promise<ServerChild> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const direct = args[0] === '--import' || args[0]?.endsWith('.js');
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...(direct ? [] : ['--import', 'tsx']), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {

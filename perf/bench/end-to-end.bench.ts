@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { startServerChild } from './child-process.js';
+import { coordinatorEntry, startServerChild } from './child-process.js';
 import transportFloor, { APART } from './transport-floor.bench.js';
 
 const UNARY = 'end to end over gRPC: one call per ticket vs unary echo';
@@ -54,7 +54,7 @@ async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
   let metricsPort: string | undefined;
   const coordinator = await startServerChild(
-    ['src/cli/main.ts', 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
+    [...coordinatorEntry(), 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
     (line) => {
       metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);

@@ -30,12 +30,23 @@ const echoService = {
     responseSerialize: identity,
     responseDeserialize: identity,
   },
+  /** Answers once and keeps the stream open: the floor of a waiting FindGame's memory (waiting-memory.bench.ts). */
+  hold: {
+    path: '/gamefactory.perf.Echo/Hold',
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
 } satisfies grpc.ServiceDefinition;
 
 /** The methods makeGenericClientConstructor adds, typed by hand since there is no generated code. */
 interface EchoClient extends grpc.Client {
   unary(request: Buffer, callback: (error: grpc.ServiceError | null, response?: Buffer) => void): grpc.ClientUnaryCall;
   stream(): grpc.ClientDuplexStream<Buffer, Buffer>;
+  hold(request: Buffer): grpc.ClientReadableStream<Buffer>;
 }
 const EchoClientConstructor = grpc.makeGenericClientConstructor(echoService, 'Echo');
 
@@ -56,6 +67,9 @@ const echoHandlers: grpc.UntypedServiceImplementation = {
       }
     });
     call.on('end', () => call.end());
+  },
+  hold(call: grpc.ServerWritableStream<Buffer, Buffer>) {
+    call.write(call.request);
   },
 };
 
@@ -238,10 +252,7 @@ const transportFloor: BenchSuite = {
  * (issue 15): the server's CPU per echo comes from /proc, beside the coordinator's per ticket.
  */
 async function measureApart(phase: Phase): Promise<BenchRow[]> {
-  const child: ServerChild = await startServerChild([fileURLToPath(import.meta.url), '--serve'], (line) => {
-    const match = /^echo listening on (\d+)$/.exec(line);
-    return match ? Number(match[1]) : undefined;
-  });
+  const child = await startEchoChild();
   const client = new EchoClientConstructor(`127.0.0.1:${child.port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
   try {
     const unary = await measureUnary(client, phase, () => child.cpuMicros());
@@ -257,6 +268,47 @@ async function measureApart(phase: Phase): Promise<BenchRow[]> {
 }
 
 export const APART = 'server in its own process';
+
+/** The bare echo server in its own process (RSS and CPU from /proc). */
+export const startEchoChild = (): Promise<ServerChild> =>
+  startServerChild([fileURLToPath(import.meta.url), '--serve'], (line) => {
+    const match = /^echo listening on (\d+)$/.exec(line);
+    return match ? Number(match[1]) : undefined;
+  });
+
+/**
+ * `count` Hold calls, each answered once and left open, spread over `channels` connections as
+ * waiting-load.ts spreads its FindGame calls; resolves once every call has its answer.
+ */
+export async function holdOpen(address: string, count: number, channels = 8): Promise<{ close(): void }> {
+  const clients = Array.from({ length: channels }, (_, i) => new EchoClientConstructor(address, grpc.credentials.createInsecure(), { 'grpc.max_concurrent_streams': 1 << 30, 'gamefactory.bench.channel': i }) as unknown as EchoClient);
+  const calls: grpc.ClientReadableStream<Buffer>[] = [];
+  const request = Buffer.alloc(payloadBytes);
+  let answered = 0;
+  await new Promise<void>((resolve, reject) => {
+    let next = 0;
+    const open = () => {
+      for (const end = Math.min(count, next + 1000); next < end; next++) {
+        const call = clients[next % channels]!.hold(request);
+        call.once('data', () => {
+          if (++answered >= count) resolve();
+          else if (answered === next) setImmediate(open);
+        });
+        call.on('error', (error: grpc.ServiceError) => {
+          if (error.code !== grpc.status.CANCELLED) reject(error);
+        });
+        calls.push(call);
+      }
+    };
+    open();
+  });
+  return {
+    close() {
+      for (const call of calls) call.cancel();
+      for (const client of clients) client.close();
+    },
+  };
+}
 
 // `tsx transport-floor.bench.ts --serve`: the echo server alone, for measureApart.
 if (process.argv.includes('--serve') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

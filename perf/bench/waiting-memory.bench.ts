@@ -5,7 +5,9 @@
  * the coordinator's VmRSS (from /proc) divided by N: everything the ticket costs (heap, grpc-js
  * call state, LMDB pages), as an operator would read it.
  *
- * `npx tsx perf/bench/waiting-memory.bench.ts N stream|own [max-old-space-size MB]` measures one case.
+ * `npx tsx perf/bench/waiting-memory.bench.ts N stream|own|floor [max-old-space-size MB]` measures one
+ * case; `floor` is the transport's own share of `own`: a bare grpc-js server (transport-floor.bench.ts)
+ * holding N server-streaming calls, each answered once, over the same 8 connections.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +15,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GameServer } from '@gamefactory/game-server-sdk';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { startServerChild } from './child-process.js';
+import { coordinatorEntry, startServerChild } from './child-process.js';
+import { holdOpen, startEchoChild } from './transport-floor.bench.js';
 import { WAITING_CONFIG, waitOnOwnStreams, waitOverOneStream } from './waiting-load.js';
 
-export type Shape = 'stream' | 'own';
+export type Shape = 'stream' | 'own' | 'floor';
 
 export interface WaitingMemory {
   readonly tickets: number;
@@ -41,13 +44,32 @@ async function heapSnapshot(pid: number, dir: string): Promise<void> {
   await settle(10_000); // written synchronously by the coordinator; a few hundred MB take seconds
 }
 
+/** The bare grpc-js echo server's RSS growth per held stream: no server can hold a FindGame call for less. */
+async function measureHeldStreams(calls: number): Promise<WaitingMemory> {
+  const echo = await startEchoChild();
+  const address = `127.0.0.1:${echo.port}`;
+  try {
+    (await holdOpen(address, 1000)).close(); // warm, as the coordinator is
+    await settle(1000);
+    const idleRssBytes = echo.rssBytes();
+    const held = await holdOpen(address, calls);
+    await settle(2000);
+    const rssBytes = echo.rssBytes();
+    held.close();
+    return { tickets: calls, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / calls };
+  } finally {
+    await echo.stop();
+  }
+}
+
 /** One fresh coordinator, N waiting tickets of one shape, its RSS before and after. */
 export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number): Promise<WaitingMemory> {
+  if (shape === 'floor') return measureHeldStreams(tickets);
   const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
   const configPath = join(dir, 'factories.yaml');
   writeFileSync(configPath, WAITING_CONFIG);
   const coordinator = await startServerChild(
-    ['src/cli/main.ts', 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
+    [...coordinatorEntry(), 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
     (line) => {
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;
@@ -83,8 +105,8 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
 
 /** What the coordinator needs to hold a million waiting tickets (the default heap limit is ~2 GB here). */
 export const MAX_OLD_SPACE_MB = 4096;
-const GOALS: Record<Shape, number> = { stream: 1200, own: 4000 };
-const GROUPS: Record<Shape, string> = {
+const GOALS: Record<Exclude<Shape, 'floor'>, number> = { stream: 1200, own: 4000 };
+const GROUPS: Record<Exclude<Shape, 'floor'>, string> = {
   stream: 'coordinator RSS per waiting ticket, over one FindGames stream (bytes)',
   own: 'coordinator RSS per waiting ticket, each on its own FindGame stream (bytes)',
 };
@@ -93,13 +115,17 @@ const suite: BenchSuite = {
   name: 'waiting-memory',
   async run(options: BenchOptions): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
-    const sizes: Record<Shape, number[]> = options.quick ? { stream: [10_000], own: [2_000] } : { stream: [100_000, 1_000_000], own: [100_000] };
+    const sizes: Record<Exclude<Shape, 'floor'>, number[]> = options.quick ? { stream: [10_000], own: [2_000] } : { stream: [100_000, 1_000_000], own: [100_000] };
     for (const shape of ['stream', 'own'] as const) {
       for (const n of sizes[shape]) {
         const m = await measureWaiting(n, shape, MAX_OLD_SPACE_MB);
         rows.push({ group: GROUPS[shape], subject: 'gamefactory', n, metric: 'bytes', value: Math.round(m.bytesPerTicket), higherIsBetter: false });
         rows.push({ group: GROUPS[shape], subject: 'goal', n, metric: 'bytes', value: GOALS[shape], higherIsBetter: false });
         rows.push({ group: GROUPS[shape], subject: 'coordinator RSS before the tickets (MB)', n, metric: 'bytes', value: Math.round(m.idleRssBytes / 1e6), higherIsBetter: false });
+        if (shape === 'own') {
+          const floor = await measureWaiting(n, 'floor', MAX_OLD_SPACE_MB);
+          rows.push({ group: GROUPS[shape], subject: 'grpc-js server holding as many answered streams (floor)', n, metric: 'bytes', value: Math.round(floor.bytesPerTicket), higherIsBetter: false });
+        }
       }
     }
     return rows;

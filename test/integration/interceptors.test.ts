@@ -85,4 +85,44 @@ describe('the gRPC interceptor chain', () => {
     expect(refused.metadata.get('retry-after-ms')).toEqual(['250']);
     expect(second).toBe(0);
   });
+
+  it('sync and async gates mix in order; a gate that throws ends the call UNAVAILABLE, not UNKNOWN', async () => {
+    const ended: CallRecord[] = [];
+    const order: string[] = [];
+    const c = await start(
+      [
+        () => void order.push('sync'),
+        async () => void order.push('async'),
+        (call) => {
+          order.push('last');
+          if (call.metadata.get('x-refuse')[0] === 'yes') return new MatchmakingError('PERMISSION_DENIED', 'x-refuse: refused after an async gate');
+          if (call.metadata.get('x-throw')[0] === 'yes') throw new Error('gate broke');
+          return undefined;
+        },
+      ],
+      ended,
+    );
+    expect('factories' in (await stats(c))).toBe(true);
+    expect(order).toEqual(['sync', 'async', 'last']);
+    const refuse = new Metadata();
+    refuse.set('x-refuse', 'yes');
+    expect(((await stats(c, refuse)) as ServiceError).code).toBe(status.PERMISSION_DENIED);
+    const broken = new Metadata();
+    broken.set('x-throw', 'yes');
+    const failed = (await stats(c, broken)) as ServiceError;
+    expect(failed.code).toBe(status.UNAVAILABLE);
+    expect(failed.details).toContain('could not be checked');
+  });
+
+  it('a gate that throws at once ends the call UNAVAILABLE too', async () => {
+    const c = await start(
+      [
+        () => {
+          throw new Error('gate broke');
+        },
+      ],
+      [],
+    );
+    expect(((await stats(c)) as ServiceError).code).toBe(status.UNAVAILABLE);
+  });
 });

@@ -1,6 +1,7 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
 import { MatchmakingError } from '../../errors/index.js';
 import type { CallGate } from './interceptors/index.js';
+import { passThrough } from './interceptors/pass-through.js';
 
 /** Health checks keep answering (NOT_SERVING) while the rest is refused. */
 const isHealth = (path: string) => path.startsWith('/grpc.health.v1.Health/');
@@ -30,7 +31,7 @@ export class CallDrain {
 
   /** Keeps every open stream (not health watches) until it ends. */
   readonly interceptor: ServerInterceptor = (method, call) => {
-    if (!(method.requestStream || method.responseStream) || isHealth(method.path)) return new ServerInterceptingCall(call);
+    if (!(method.requestStream || method.responseStream) || isHealth(method.path)) return passThrough(call);
     const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {
       start: (next) => next({ onCancel: () => this.streams.delete(intercepting) }),
       sendStatus: (s, next) => {

@@ -40,6 +40,29 @@ function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
     : { ticketId, update: { $case: 'assignment', value: encodeAssignment(update.assignment) } };
 }
 
+// Shared by every forgotten request, frozen so no reader can fill them for the others.
+const NO_PLAYERS = Object.freeze([]) as unknown as FindGameRequest['party'];
+const NO_VALUES = Object.freeze({}) as FindGameRequest['partitionAttributes'];
+const NO_LATENCIES = Object.freeze({}) as FindGameRequest['latenciesMs'];
+const NO_NAMES = Object.freeze([]) as unknown as string[];
+
+/**
+ * grpc-js keeps a FindGame's request message for the whole call (the handler's closure and
+ * `call.request`), that is for as long as the ticket waits; once decoded the ticket keeps its own
+ * copy, so the wire one's party and attribute objects (~0.5 KB) are let go. Only the ticket id is
+ * left for anything that reads the call afterwards.
+ */
+function forgetDecoded(wire: FindGameRequest): void {
+  wire.party = NO_PLAYERS;
+  wire.partitionAttributes = NO_VALUES;
+  wire.matchableAttributes = NO_VALUES;
+  wire.latenciesMs = NO_LATENCIES;
+  wire.preferredMaps = NO_NAMES;
+  wire.vetoedMaps = NO_NAMES;
+  wire.location = undefined;
+  wire.softAttributes = undefined;
+}
+
 /** The Matchmaker service: one handler per call shape. */
 export function matchmakerHandlers(coordinator: CoordinatorCommands, view: CoordinatorView, options: MatchmakerOptions) {
   const refuse = (error: unknown): MatchmakingError | undefined => {
@@ -52,22 +75,24 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   /** FindGame: server streaming; queued updates, then one assignment, then OK. */
   const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
     const stream = new StreamLifecycle(call);
+    const ticketId = call.request.ticketId;
     const listener: TicketListener = {
       update(update) {
-        stream.write(toWire(call.request.ticketId, update));
+        stream.write(toWire(ticketId, update));
         if (update.kind === 'assigned') stream.end();
       },
       fail(error) {
         stream.end(error);
       },
     };
-    stream.onGone(() => coordinator.abandon(call.request.ticketId, listener));
+    stream.onGone(() => coordinator.abandon(ticketId, listener));
     try {
       coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
     } catch (error) {
       refuse(error);
-      listener.fail(asMatchmakingError(error), call.request.ticketId);
+      listener.fail(asMatchmakingError(error), ticketId);
     }
+    forgetDecoded(call.request);
   };
 
   /**

@@ -26,8 +26,9 @@ export const DEFAULT_MAX_UNREAD_BYTES = 4 * 1024 * 1024;
  */
 export class StreamLifecycle<Out> {
   private closed = false;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private readonly goneListeners: (() => void)[] = [];
+  // Made on first use: a FindGame stream has one gone-listener and no timer, and waits with them.
+  private timers: NodeJS.Timeout[] | undefined;
+  private goneListeners: (() => void) | (() => void)[] | undefined;
   /** Bytes written since the peer last had nothing unread. */
   private unreadBytes = 0;
 
@@ -41,15 +42,19 @@ export class StreamLifecycle<Out> {
     private readonly pauseReadsWhenFull = false,
     private readonly unread?: UnreadLimit,
   ) {
-    call.on('cancelled', () => this.gone());
-    call.on('error', () => this.gone());
+    const gone = () => this.gone();
+    call.on('cancelled', gone);
+    call.on('error', gone);
   }
 
   private gone(): void {
     if (this.closed) return;
     this.closed = true;
     this.clearTimers();
-    for (const fn of this.goneListeners) fn();
+    const listeners = this.goneListeners;
+    this.goneListeners = undefined;
+    if (typeof listeners === 'function') listeners();
+    else if (listeners) for (const fn of listeners) fn();
   }
 
   get open(): boolean {
@@ -58,7 +63,10 @@ export class StreamLifecycle<Out> {
 
   /** The peer went away (cancelled, broken) before we ended the stream. */
   onGone(fn: () => void): void {
-    this.goneListeners.push(fn);
+    const listeners = this.goneListeners;
+    if (listeners === undefined) this.goneListeners = fn;
+    else if (typeof listeners === 'function') this.goneListeners = [listeners, fn];
+    else listeners.push(fn);
   }
 
   /**
@@ -107,11 +115,12 @@ export class StreamLifecycle<Out> {
       if (!this.closed) fn();
     }, ms);
     timer.unref?.();
-    this.timers.push(timer);
+    (this.timers ??= []).push(timer);
   }
 
   private clearTimers(): void {
+    if (!this.timers) return;
     for (const t of this.timers) clearInterval(t);
-    this.timers.length = 0;
+    this.timers = undefined;
   }
 }

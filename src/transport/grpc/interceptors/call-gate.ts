@@ -26,24 +26,36 @@ export function gateInterceptor(gates: readonly CallGate[]): ServerInterceptor {
     const listener = new ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
         const info: CallInfo = { method: method.path, metadata, peer: call.getPeer(), streaming };
-        runGates(gates, info).then(
-          (refusal) => {
-            if (!refusal) return next(metadata);
-            const e = toServiceError(refusal);
-            call.sendStatus({ code: e.code ?? status.INTERNAL, details: e.details ?? refusal.message, metadata: e.metadata });
-          },
-          () => call.sendStatus({ code: status.UNAVAILABLE, details: 'the request could not be checked; retry' }),
-        );
+        const refuse = (refusal: MatchmakingError) => {
+          const e = toServiceError(refusal);
+          call.sendStatus({ code: e.code ?? status.INTERNAL, details: e.details ?? refusal.message, metadata: e.metadata });
+        };
+        const unchecked = () => call.sendStatus({ code: status.UNAVAILABLE, details: 'the request could not be checked; retry' });
+        let answer: ReturnType<typeof runGates>;
+        try {
+          answer = runGates(gates, info, 0);
+        } catch {
+          return unchecked();
+        }
+        // Gates that answer at once (the drain gate, token checks) let the call on in the same turn.
+        if (!isPromise(answer)) return answer ? refuse(answer) : next(metadata);
+        answer.then((refusal) => (refusal ? refuse(refusal) : next(metadata)), unchecked);
       })
       .build();
     return new ServerInterceptingCall(call, new ResponderBuilder().withStart((next) => next(listener)).build());
   };
 }
 
-async function runGates(gates: readonly CallGate[], info: CallInfo): Promise<MatchmakingError | undefined> {
-  for (const gate of gates) {
-    const refusal = await gate(info);
-    if (refusal) return refusal;
+type Refusal = MatchmakingError | undefined;
+
+const isPromise = (value: Refusal | Promise<Refusal>): value is Promise<Refusal> => typeof (value as Promise<Refusal> | undefined)?.then === 'function';
+
+/** The gates from `from` on, in order; a promise only from the first gate that answers with one. */
+function runGates(gates: readonly CallGate[], info: CallInfo, from: number): Refusal | Promise<Refusal> {
+  for (let i = from; i < gates.length; i++) {
+    const answer = gates[i]!(info);
+    if (isPromise(answer)) return answer.then((refusal) => refusal ?? runGates(gates, info, i + 1));
+    if (answer) return answer;
   }
   return undefined;
 }

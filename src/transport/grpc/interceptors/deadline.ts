@@ -1,4 +1,5 @@
 import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status, type ServerInterceptor } from '@grpc/grpc-js';
+import { passThrough } from './pass-through.js';
 
 /**
  * Unary calls get at most `unaryLimitMs` on the server, whatever deadline the client set (or
@@ -8,7 +9,7 @@ import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status
  */
 export function deadlineInterceptor(unaryLimitMs: number): ServerInterceptor {
   return (method, call) => {
-    if (method.requestStream || method.responseStream) return new ServerInterceptingCall(call);
+    if (method.requestStream || method.responseStream) return passThrough(call);
     let timer: NodeJS.Timeout | undefined;
     let ended = false;
     const stop = () => {

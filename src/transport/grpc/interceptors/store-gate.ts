@@ -1,6 +1,7 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
 import type { FindGameRequest, FindGamesRequest, FindGameUpdate } from '../../../generated/gamefactory/v1/matchmaker.js';
 import { MatchmakerService } from '../../../generated/gamefactory/v1/matchmaker.js';
+import { passThrough } from './pass-through.js';
 
 export interface StoreGateOptions {
   /** Why the store cannot write now (a full disk), or undefined when it can. */
@@ -70,6 +71,6 @@ export function storeGateInterceptor(options: StoreGateOptions): ServerIntercept
       });
       return intercepting;
     }
-    return new ServerInterceptingCall(call);
+    return passThrough(call);
   };
 }
