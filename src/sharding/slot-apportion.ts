@@ -13,16 +13,18 @@
  *    water-filled (water-fill.ts) over the shards it hosts, from their running games plus what
  *    earlier classes gave them. One class (every server hosts the same shards): weighted max-min
  *    fair to one slot. Several classes: a greedy, each class max-min fair given the earlier ones.
- * 3. Stability: while every shard's committed total is within `tolerance` of its fair share (or
- *    one slot), committed grants stay and only slots nobody holds are water-filled; otherwise the
- *    round moves toward the fair shares.
+ * 3. Stability: while every shard's committed total is within `tolerance` (10%, or two slots) of
+ *    its continuous fair share, plus what rounding to whole slots costs this round, committed
+ *    grants stay and only slots nobody holds are water-filled; otherwise the round moves to the
+ *    fair shares (which it then keeps). So a demand that wobbles by less than the tolerance
+ *    moves nothing once the grants have settled on a fair allocation.
  * 4. Two-phase: a slot taken from one shard is given to another only in a later round, so the
  *    owner it was taken from has been told before anyone else may use it; whatever mix of old and
  *    new grants the owners honour, a server's games fit in its max games.
  *
  * Cost: O(Σ shards hosted per server + classes × shards log shards): no step per slot.
  */
-import { waterFill } from './water-fill.js';
+import { waterLevel } from './water-fill.js';
 
 export interface ServerSlotsNow {
   readonly serverId: string;
@@ -47,18 +49,23 @@ export interface ApportionOptions {
   readonly horizonSeconds?: number;
   /** Smallest weight of any shard. Default 1. */
   readonly floorWeight?: number;
-  /** Committed grants stay while each shard is within this share of its fair share (or one slot). Default 0.1. */
+  /** Committed grants stay while each shard is within this share of its fair share (or two slots), plus the rounding to whole slots. Default 0.1. */
   readonly tolerance?: number;
 }
 
 export interface Apportioned {
   /** serverId → shard → the most games its owner may have there (every hosted shard listed). */
   readonly grants: ReadonlyMap<string, ReadonlyMap<number, number>>;
-  /** Each shard's fair share of all the servers' slots (what its grants converge to). */
+  /** Each shard's fair share of all the servers' slots in whole slots (what its grants converge to). */
   readonly fairShare: ReadonlyMap<number, number>;
+  /** The same before rounding to whole slots: grants stay while within the tolerance of it. */
+  readonly idealShare: ReadonlyMap<number, number>;
   /** False when every grant stayed as it was. */
   readonly changed: boolean;
 }
+
+/** The tolerance never below this many slots: a demand that wobbles a few % moves nothing, small shares included. */
+export const MIN_TOLERANCE_SLOTS = 2;
 
 interface Server {
   readonly id: string;
@@ -95,7 +102,9 @@ export function apportionSlots(servers: readonly ServerSlotsNow[], demand: Reado
     for (const s of c.servers) for (let i = 0; i < sums.length; i++) sums[i]! += s.committed[i]!;
     c.hosted.forEach((shard, i) => committedTotal.set(shard, (committedTotal.get(shard) ?? 0) + sums[i]!));
   }
-  const keep = [...fair.total].every(([shard, share]) => Math.abs((committedTotal.get(shard) ?? 0) - share) <= Math.max(1, tolerance * share));
+  // Against the continuous fair share, allowing this round's rounding to whole slots: a rounding
+  // that tips one slot over does not move grants, and the fair allocation itself is always kept.
+  const keep = [...fair.ideal].every(([shard, ideal]) => Math.abs((committedTotal.get(shard) ?? 0) - ideal) <= Math.max(MIN_TOLERANCE_SLOTS, tolerance * ideal) + Math.abs(fair.total.get(shard)! - ideal));
   // Kept: committed grants stay and only slots nobody holds are shared out.
   const target = keep ? shares(classes, weightOf, (s) => s.committed, (s) => s.free).byClass : fair.byClass;
 
@@ -138,7 +147,7 @@ export function apportionSlots(servers: readonly ServerSlotsNow[], demand: Reado
       grants.set(s.id, out);
     });
   });
-  return { grants, fairShare: fair.total, changed };
+  return { grants, fairShare: fair.total, idealShare: fair.ideal, changed };
 }
 
 interface Class {
@@ -195,8 +204,14 @@ function classesOf(servers: readonly Server[]): Class[] {
  * Each class's slots water-filled over its shards, from `floor` (what each server holds) plus
  * what earlier classes gave each shard: per class, each hosted shard's total there.
  */
-function shares(classes: readonly Class[], weightOf: (shard: number) => number, floor: (s: Server) => Int32Array, room: (s: Server) => number): { byClass: number[][]; total: Map<number, number> } {
+function shares(
+  classes: readonly Class[],
+  weightOf: (shard: number) => number,
+  floor: (s: Server) => Int32Array,
+  room: (s: Server) => number,
+): { byClass: number[][]; total: Map<number, number>; ideal: Map<number, number> } {
   const total = new Map<number, number>();
+  const ideal = new Map<number, number>();
   const byClass = classes.map((c) => {
     const floors = new Array<number>(c.hosted.length).fill(0);
     for (const s of c.servers) {
@@ -204,18 +219,17 @@ function shares(classes: readonly Class[], weightOf: (shard: number) => number, 
       for (let i = 0; i < floors.length; i++) floors[i]! += held[i]!;
     }
     const slots = c.servers.reduce((n, s) => n + Math.max(0, room(s)), 0);
-    const extras = waterFill(
-      c.hosted.map((shard, i) => (total.get(shard) ?? 0) + floors[i]!),
-      c.hosted.map(weightOf),
-      c.hosted.length === 0 ? 0 : slots,
-    );
+    const bases = c.hosted.map((shard, i) => (total.get(shard) ?? 0) + floors[i]!);
+    const weights = c.hosted.map(weightOf);
+    const { extras, level } = waterLevel(bases, weights, c.hosted.length === 0 ? 0 : slots);
     return c.hosted.map((shard, i) => {
       const mine = floors[i]! + extras[i]!;
       total.set(shard, (total.get(shard) ?? 0) + mine);
+      ideal.set(shard, (ideal.get(shard) ?? 0) + floors[i]! + (slots > 0 ? Math.max(0, level * weights[i]! - bases[i]!) : 0));
       return mine;
     });
   });
-  return { byClass, total };
+  return { byClass, total, ideal };
 }
 
 const ascending = (list: readonly number[]): boolean => {

@@ -8,9 +8,14 @@
  * the room: no step per slot.
  */
 export function waterFill(bases: readonly number[], weights: readonly number[], room: number): number[] {
+  return waterLevel(bases, weights, room).extras;
+}
+
+/** The whole-slot extras, and the continuous level they approximate (each ideal extra is max(0, level × weight − base)). */
+export function waterLevel(bases: readonly number[], weights: readonly number[], room: number): { extras: number[]; level: number } {
   const n = bases.length;
   const extras = new Array<number>(n).fill(0);
-  if (n === 0 || room <= 0) return extras;
+  if (n === 0 || room <= 0) return { extras, level: 0 };
   // Shards in the order the rising water reaches them (base per weight, ascending).
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => bases[a]! / weights[a]! - bases[b]! / weights[b]! || a - b);
   let level = 0;
@@ -45,7 +50,7 @@ export function waterFill(bases: readonly number[], weights: readonly number[], 
     const turns = Array.from({ length: n }, (_, i) => i).sort((a, b) => key(bases, extras, weights, a) - key(bases, extras, weights, b) || a - b);
     for (let k = 0; given < room; k = (k + 1) % n, given++) extras[turns[k]!]!++;
   }
-  return extras;
+  return { extras, level };
 }
 
 const key = (bases: readonly number[], extras: readonly number[], weights: readonly number[], i: number): number => (bases[i]! + extras[i]! + 0.5) / weights[i]!;
