@@ -1,9 +1,13 @@
 import type { AttributeSet } from '../../attributes/attribute-value.js';
 import type { RunningGame, ServerCapacity, ServerEvent, ServerHello, ServerOrder } from '../../coordinator/messages.js';
-import { grantSlots } from '../../placement/slot-grants.js';
+import { apportionSlots, type ServerSlotsNow, type ShardDemand } from '../../sharding/index.js';
 
 /** Game ids remembered after their game ended, for the result that follows. */
 const ENDED_KEPT = 1024;
+/** A creation the server never answered stops holding its slot after this many times its confirm window (the core took it back long before). */
+const STALE_CREATION_WINDOWS = 3;
+/** ... and never sooner than this. */
+const STALE_CREATION_MIN_MS = 30_000;
 
 /** A running game as the server would re-announce it (its players in, not the seats held for others). */
 interface MirroredGame {
@@ -19,10 +23,16 @@ interface MirroredGame {
 /**
  * One game server's connection, as the shards of factories see it. The server hosts factories of
  * many shards, each run by its own core (perhaps on another node): each shard is told of the
- * server with the slots granted to it (src/placement/slot-grants.ts, so no slot is promised
- * twice) and only its own running games, and each of the server's events goes to the shard it is
- * about: a creation's answer to the shard that ordered it, a game's news to the shard whose game
- * it is. Pure; the gateway calls `ordered` for every order it hands the server.
+ * server with the slots granted to it (src/sharding/slot-apportion.ts, by demand, re-granted by
+ * the node's slow loop) and only its own running games, and each of the server's events goes to
+ * the shard it is about: a creation's answer to the shard that ordered it, a game's news to the
+ * shard whose game it is. Pure; the gateway calls `ordered` for every order it hands the server.
+ *
+ * This is the one ledger of the server's slots (every order to the server passes here): a
+ * CreateGame beyond its shard's grant now, or beyond the server's slots, is not sent but answered
+ * to its shard as a failed creation (its core re-queues the request). A shard's core may have
+ * sent orders under a grant that was lowered since; those are the ones refused, so no slot is
+ * ever promised to two shards.
  */
 export class ServerShards {
   private readonly byRequest = new Map<string, number>();
@@ -30,14 +40,17 @@ export class ServerShards {
   /** Ended games, oldest first, kept for the result that follows. */
   private readonly ended = new Map<string, number>();
   private capacity: ServerCapacity;
+  /** The grants handed out last (what each shard's core was told). */
   private grants: ReadonlyMap<number, number>;
+  /** Games running or starting per shard, as the orders and events passing here tell them. */
+  private readonly used = new Map<number, number>();
   /**
    * The server's running games as its events told them, so a shard whose owner changed is told
    * of the server again (a hello with that shard's games) without closing the server's stream.
    */
   private readonly games = new Map<string, MirroredGame>();
   /** CreateGame orders not answered yet: what the game will be. */
-  private readonly creating = new Map<string, { readonly factory: string; readonly matchable: AttributeSet }>();
+  private readonly creating = new Map<string, { readonly factory: string; readonly matchable: AttributeSet; readonly shard: number; readonly staleAt: number }>();
 
   constructor(
     private readonly hello: ServerHello,
@@ -45,13 +58,41 @@ export class ServerShards {
     readonly shards: readonly number[],
     private readonly shardOf: (factory: string) => number,
     private readonly now: () => number = Date.now,
+    /** Each shard's demand now (the node's latest read); absent: the slots are split evenly. */
+    private readonly demand: () => ReadonlyMap<number, ShardDemand> = () => new Map(),
   ) {
     this.capacity = hello.capacity;
     for (const game of hello.runningGames) {
+      if (this.games.has(game.gameId)) continue;
       this.byGame.set(game.gameId, shardOf(game.factory));
       this.games.set(game.gameId, { ...game, playerIds: new Set(game.playerIds) });
+      this.count(shardOf(game.factory), 1);
     }
+    this.grants = new Map();
     this.grants = this.grant();
+  }
+
+  get serverId(): string {
+    return this.hello.serverId;
+  }
+
+  /** What the grant loop reads of this server (stale creations stop holding slots here). */
+  slots(): ServerSlotsNow {
+    const now = this.now();
+    for (const [requestId, creation] of this.creating) {
+      if (creation.staleAt > now) continue;
+      this.creating.delete(requestId);
+      this.count(creation.shard, -1);
+    }
+    return { serverId: this.hello.serverId, maxGames: this.capacity.maxGames, shards: this.shards, used: this.used, granted: this.grants };
+  }
+
+  /** The grant loop's new grants for this server: a capacityChanged for each shard whose grant moved. */
+  regranted(grants: ReadonlyMap<number, number> | undefined): [number, ServerEvent][] {
+    if (grants === undefined) return [];
+    const before = this.grants;
+    this.grants = grants;
+    return this.shards.flatMap((shard): [number, ServerEvent][] => ((before.get(shard) ?? 0) === (grants.get(shard) ?? 0) ? [] : [[shard, { kind: 'capacityChanged', capacity: this.capacityOf(shard) }]]));
   }
 
   /** The hello each shard is sent: its slots as capacity, its running games. */
@@ -79,12 +120,26 @@ export class ServerShards {
     };
   }
 
-  /** An order a shard sent the server: its creation's answer and its game's news go back to that shard. */
-  ordered(shard: number, order: ServerOrder): void {
+  /**
+   * An order a shard sent the server: its creation's answer and its game's news go back to that
+   * shard. A creation beyond the shard's grant now (lowered since its core decided), or beyond the
+   * server's slots, is refused: the returned event goes back to the shard, the order not to the server.
+   */
+  ordered(shard: number, order: ServerOrder): ServerEvent | undefined {
     if (order.kind === 'createGame') {
+      if (this.creating.has(order.requestId)) return undefined; // a resend: its slot is counted
+      const mine = this.used.get(shard) ?? 0;
+      let all = 0;
+      for (const n of this.used.values()) all += n;
+      if (mine + 1 > (this.grants.get(shard) ?? 0) || all + 1 > this.capacity.maxGames) {
+        return { kind: 'gameCreationFailed', requestId: order.requestId, reason: `no slot of server ${this.hello.serverId} is granted to this shard now (grants moved): not sent, re-queue` };
+      }
       this.byRequest.set(order.requestId, shard);
-      this.creating.set(order.requestId, { factory: order.factory, matchable: order.matchable });
+      const staleAfter = Math.max(STALE_CREATION_MIN_MS, STALE_CREATION_WINDOWS * order.confirmWithinMs);
+      this.creating.set(order.requestId, { factory: order.factory, matchable: order.matchable, shard, staleAt: this.now() + staleAfter });
+      this.count(shard, 1);
     } else if (order.kind === 'reserveSeats') this.byGame.set(order.gameId, shard);
+    return undefined;
   }
 
   /**
@@ -134,11 +189,19 @@ export class ServerShards {
     switch (event.kind) {
       case 'gameCreated': {
         const order = this.creating.get(event.requestId);
-        if (order) this.games.set(event.gameId, { gameId: event.gameId, factory: order.factory, requestId: event.requestId, matchable: order.matchable, playerIds: new Set(), open: true, startedAt: this.now() });
-        return void this.creating.delete(event.requestId);
+        if (!order) return;
+        this.creating.delete(event.requestId);
+        // Its slot was counted as starting; a game id already running is refused by the core: the slot frees.
+        if (this.games.has(event.gameId)) return this.count(order.shard, -1);
+        this.games.set(event.gameId, { gameId: event.gameId, factory: order.factory, requestId: event.requestId, matchable: order.matchable, playerIds: new Set(), open: true, startedAt: this.now() });
+        return;
       }
-      case 'gameCreationFailed':
-        return void this.creating.delete(event.requestId);
+      case 'gameCreationFailed': {
+        const order = this.creating.get(event.requestId);
+        if (!order) return;
+        this.creating.delete(event.requestId);
+        return this.count(order.shard, -1);
+      }
       case 'playerJoined':
         return void game?.playerIds.add(event.playerId);
       case 'playerLeft':
@@ -151,6 +214,7 @@ export class ServerShards {
         if (game) game.matchable = event.matchable;
         return;
       case 'gameEnded':
+        if (game) this.count(this.shardOf(game.factory), -1);
         return void this.games.delete(event.gameId);
       default:
         return;
@@ -164,11 +228,19 @@ export class ServerShards {
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
   }
 
-  /** The server's slots apportioned to its shards: max-min fair, each shard's running games kept. */
+  private count(shard: number, by: number): void {
+    const n = (this.used.get(shard) ?? 0) + by;
+    if (n > 0) this.used.set(shard, n);
+    else this.used.delete(shard);
+  }
+
+  /**
+   * This server's slots apportioned to its shards by the latest demand (at hello and on a new
+   * capacity; the node's loop re-grants all its servers together): two-phase against the grants
+   * handed out before, each shard's running games kept.
+   */
   private grant(): ReadonlyMap<number, number> {
-    const used = new Map<number, number>();
-    for (const shard of this.byGame.values()) used.set(shard, (used.get(shard) ?? 0) + 1);
-    const { grants } = grantSlots([{ serverId: this.hello.serverId, maxGames: this.capacity.maxGames, shards: this.shards, used }], new Map());
+    const { grants } = apportionSlots([this.slots()], this.demand());
     return grants.get(this.hello.serverId) ?? new Map();
   }
 }

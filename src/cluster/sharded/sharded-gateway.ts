@@ -5,7 +5,7 @@ import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { Principal } from '../../security/tokens/principal.js';
-import { shardOfFactory } from '../../sharding/index.js';
+import { apportionSlots, shardOfFactory, type ApportionOptions, type ShardDemand } from '../../sharding/index.js';
 import type { PlayerClaimConflict } from '../ports.js';
 import { ServerShards } from './server-shards.js';
 
@@ -40,6 +40,8 @@ export class ShardedGateway implements CoordinatorCommands {
   /** Tickets of this node's calls, by id: their shard and the listener the shard was given, for cancel and abandon. */
   private readonly tickets = new Map<string, { readonly shard: number; readonly listener: TicketListener; readonly relayed: TicketListener }>();
   private readonly servers = new Map<string, Connection>();
+  /** Each shard's demand as the grant loop last read it: a hello's slots follow it too. */
+  private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
 
   constructor(
     /** One gateway per shard, index = shard. */
@@ -123,7 +125,7 @@ export class ShardedGateway implements CoordinatorCommands {
     const hostable = this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
     const shardIds = [...new Set(hostable.map((f) => this.shardOf(f)))].sort((a, b) => a - b);
     this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
-    const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f));
+    const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f), Date.now, () => this.demandNow);
     const connection: Connection = { channel, shards, parts: new Map() };
     this.servers.set(hello.serverId, connection);
     for (const [shard, shardHello] of shards.hellos()) {
@@ -134,7 +136,8 @@ export class ShardedGateway implements CoordinatorCommands {
         reannounce: () => shards.helloOf(shard),
         send: (order) => {
           if (this.servers.get(hello.serverId) !== connection) return;
-          shards.ordered(shard, order);
+          const refused = shards.ordered(shard, order);
+          if (refused) return void queueMicrotask(() => this.relay(hello.serverId, shard, refused));
           channel.send(order);
         },
         close: (error) => {
@@ -170,6 +173,33 @@ export class ShardedGateway implements CoordinatorCommands {
       } catch (error) {
         this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
       }
+    }
+  }
+
+  /**
+   * One round of the slow grant loop over the servers connected here: their slots re-apportioned
+   * to their shards by `demand` (src/sharding/slot-apportion.ts), each shard whose grant moved
+   * told its new capacity. Returns how many grants moved.
+   */
+  regrant(demand: ReadonlyMap<number, ShardDemand>, options?: ApportionOptions): number {
+    this.demandNow = demand;
+    const connections = [...this.servers.values()];
+    const { grants } = apportionSlots(connections.map((c) => c.shards.slots()), demand, options);
+    let moved = 0;
+    for (const connection of connections) {
+      for (const [shard, event] of connection.shards.regranted(grants.get(connection.shards.serverId))) {
+        moved++;
+        this.relay(connection.shards.serverId, shard, event);
+      }
+    }
+    return moved;
+  }
+
+  private relay(serverId: string, shard: number, event: ServerEvent): void {
+    try {
+      this.shards[shard]!.onServerEvent(serverId, event);
+    } catch (error) {
+      this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
     }
   }
 

@@ -1,4 +1,4 @@
-import { checkShardCount, planShards, shardMoves } from '../../sharding/index.js';
+import { checkShardCount, planShards, shardMoves, type ShardDemand } from '../../sharding/index.js';
 import type { RedisClient } from '../script-set.js';
 import { ClusterMembership } from './cluster-membership.js';
 import { ShardLeases } from './shard-leases.js';
@@ -34,12 +34,16 @@ export interface ShardKeeperOptions {
   readonly tickMs?: number;
   readonly hooks: ShardOwnerHooks;
   readonly log?: KeeperLog;
+  /** Creations waiting for a slot in a shard this node owns (written each tick for the grant loop). Absent: finds only. */
+  readonly queued?: (shard: number) => number;
 }
 
 const silent: KeeperLog = { info() {}, warn() {} };
 
 /** How long a shard counts as having demand after a find of it passed through a node. */
 const HOT_MS = 30_000;
+/** Finds are counted cluster-wide per window of this length; a shard's rate is read over the current and the last window. */
+const DEMAND_WINDOW_MS = 10_000;
 
 /**
  * Keeps this node's share of the shards: every tick it beats (and reads who is alive), renews its
@@ -55,6 +59,11 @@ export class ShardKeeper {
   private readonly fences = new Map<number, string>();
   /** When this node last marked each shard hot. */
   private readonly marked = new Map<number, number>();
+  /** Finds of each shard through this node since the last tick (added to the shared count each tick). */
+  private readonly findsHere = new Map<number, number>();
+  /** Queued creations this node last wrote per owned shard (rewritten only when it changes, or to keep it alive). */
+  private readonly queuedWritten = new Map<number, { n: number; at: number }>();
+  private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
   private liveNow: readonly string[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = true;
@@ -116,10 +125,20 @@ export class ShardKeeper {
    * (marked in Redis at most every 7.5 s per shard and node), and the plan spreads such shards first.
    */
   demand(shard: number): void {
+    this.findsHere.set(shard, (this.findsHere.get(shard) ?? 0) + 1);
     const now = Date.now();
     if ((this.marked.get(shard) ?? -Infinity) > now - HOT_MS / 4) return;
     this.marked.set(shard, now);
     this.leases.markHot(shard, HOT_MS).catch(() => this.marked.delete(shard));
+  }
+
+  /**
+   * Each shard's demand for slots as last read (every tick): finds per second across the cluster
+   * over the last one or two windows of 10 s, and the creations its owner has waiting. What the
+   * slot-grant loop apportions servers' slots by.
+   */
+  shardDemand(): ReadonlyMap<number, ShardDemand> {
+    return this.demandNow;
   }
 
   liveNodes(): readonly string[] {
@@ -161,8 +180,14 @@ export class ShardKeeper {
       const view = await this.membership.beat();
       this.liveNow = view.live;
       await this.renewAll();
-      const terms = await this.leases.terms(this.options.shardCount);
+      const now = Date.now();
+      const window = Math.floor(now / DEMAND_WINDOW_MS);
+      await this.recordDemand(window, now);
+      const terms = await this.leases.terms(this.options.shardCount, window);
       terms.forEach((term, shard) => term.lease && this.fences.set(shard, term.lease.token));
+      // The rate over the last window and the part of the current one gone by.
+      const spanSeconds = (DEMAND_WINDOW_MS + (now % DEMAND_WINDOW_MS)) / 1000;
+      this.demandNow = new Map(terms.map((term, shard) => [shard, { queued: term.queued, perSecond: (term.finds + term.findsBefore) / spanSeconds }]));
       const holders = terms.map((term) => term.lease?.node);
       this.holdersNow = holders;
       // Shards with finds lately spread evenly on their own (every node reads the same marks).
@@ -175,6 +200,27 @@ export class ShardKeeper {
     } catch (error) {
       (this.options.log ?? silent).warn({ node: this.nodeId, error: (error as Error).message }, 'shard keeper: a round failed');
     }
+  }
+
+  /** This node's finds since the last tick into the shared counts; its owned shards' waiting creations. */
+  private async recordDemand(window: number, now: number): Promise<void> {
+    const finds = new Map(this.findsHere);
+    this.findsHere.clear();
+    const queued = new Map<number, number>();
+    const ttlMs = Math.max(4 * this.tickMs, 2 * this.leaseMs);
+    for (const shard of this.owned.keys()) {
+      const n = this.options.queued?.(shard) ?? 0;
+      const last = this.queuedWritten.get(shard);
+      if (last?.n === n && (n === 0 || now - last.at < ttlMs / 2)) continue;
+      queued.set(shard, n);
+      this.queuedWritten.set(shard, { n, at: now });
+    }
+    for (const shard of this.queuedWritten.keys()) if (!this.owned.has(shard)) this.queuedWritten.delete(shard);
+    if (finds.size === 0 && queued.size === 0) return;
+    await this.leases.recordDemand(window, finds, queued, 2 * DEMAND_WINDOW_MS + ttlMs).catch((error: Error) => {
+      // Counts lost to a failed write only make one window's rate low; not worth a retry.
+      (this.options.log ?? silent).warn({ node: this.nodeId, error: error.message }, 'shard keeper: demand not recorded');
+    });
   }
 
   /** Self-fencing: a shard not renewed within a lease may be another node's by now. */

@@ -17,8 +17,13 @@ export const shardKeys = (shard: number) => {
     tickets: `${base}:tickets`,
     /** Set (PX) by any node's gateway that forwarded a find of the shard lately: the plan spreads such shards first. */
     hot: `${base}:hot`,
+    /** Creations of the shard waiting for a slot, as its owner last wrote it (SET PX). */
+    queued: `${base}:queued`,
   };
 };
+
+/** Finds of the shard counted by every node's gateway in one window of time (INCRBY, PX): its demand for slots. */
+export const shardFindsKey = (shard: number, window: number): string => `${ROOT}:{s:${shard}}:finds:${window}`;
 
 /** Cluster membership: small and read by every node each tick, so one slot is enough. */
 export const memberKeys = {

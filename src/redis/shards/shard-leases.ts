@@ -1,6 +1,19 @@
 import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
 import { defineScripts, runScript, type RedisClient } from '../script-set.js';
-import { shardKeys } from './shard-keys.js';
+import { shardFindsKey, shardKeys } from './shard-keys.js';
+
+/** One shard as every node reads it each tick. */
+export interface ShardTerm {
+  /** Its holder and term (fencing token); undefined = free. */
+  readonly lease?: { readonly node: string; readonly token: string };
+  /** It had finds lately (the plan spreads such shards first). */
+  readonly hot: boolean;
+  /** Finds counted in the current window of time, and in the one before. */
+  readonly finds: number;
+  readonly findsBefore: number;
+  /** Creations waiting for a slot, as its owner last wrote it. */
+  readonly queued: number;
+}
 
 /** A write the shard's lease no longer allows: the writer is not the shard's owner any more. */
 export class StaleShardOwner extends Error {
@@ -63,14 +76,35 @@ export class ShardLeases {
    * Each shard now: who holds it and in which term (its fencing token; undefined = free), and
    * whether it had finds lately. One MGET per shard (its keys share its slot), sent together.
    */
-  async terms(shardCount: number): Promise<{ readonly lease?: { readonly node: string; readonly token: string }; readonly hot: boolean }[]> {
+  async terms(shardCount: number, window = 0): Promise<ShardTerm[]> {
     const values = await Promise.all(
-      Array.from({ length: shardCount }, (_, shard) => this.client.mget(shardKeys(shard).lease, shardKeys(shard).hot)),
+      Array.from({ length: shardCount }, (_, shard) => {
+        const k = shardKeys(shard);
+        return this.client.mget(k.lease, k.hot, shardFindsKey(shard, window), shardFindsKey(shard, window - 1), k.queued);
+      }),
     );
-    return values.map(([held, hot]) => ({
+    return values.map(([held, hot, finds, findsBefore, queued]) => ({
       lease: held === null || held === undefined ? undefined : { node: held.slice(held.indexOf(':') + 1), token: held.slice(0, held.indexOf(':')) },
       hot: hot !== null && hot !== undefined,
+      finds: Number(finds ?? 0) || 0,
+      findsBefore: Number(findsBefore ?? 0) || 0,
+      queued: Number(queued ?? 0) || 0,
     }));
+  }
+
+  /**
+   * Adds this node's count of each shard's finds to the window's shared count, and writes the
+   * waiting creations of the shards it owns; each key lives `ttlMs`. Sent together, one command
+   * pair per shard with news.
+   */
+  async recordDemand(window: number, finds: ReadonlyMap<number, number>, queued: ReadonlyMap<number, number>, ttlMs: number): Promise<void> {
+    const writes: Promise<unknown>[] = [];
+    for (const [shard, n] of finds) {
+      const key = shardFindsKey(shard, window);
+      writes.push(this.client.incrby(key, n), this.client.pexpire(key, ttlMs));
+    }
+    for (const [shard, n] of queued) writes.push(n > 0 ? this.client.set(shardKeys(shard).queued, String(n), 'PX', ttlMs) : this.client.del(shardKeys(shard).queued));
+    await Promise.all(writes);
   }
 
   /** Marks the shard as having demand for `ttlMs` (a gateway forwarded a find of it). */

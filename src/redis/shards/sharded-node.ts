@@ -16,6 +16,9 @@ import { PlayerClaims } from '../../cluster/in-process/index.js';
 import { RedisPlayerClaims } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 
+/** How often this node re-grants its game servers' slots to their shards (the talk's slow control loop). */
+const GRANT_MS = 2_000;
+
 /**
  * A node of a sharded cluster (`GAMEFACTORY_CLUSTER_MODE=sharded`): factories hash into shards;
  * the ShardKeeper keeps this node's share of them (balanced over the live nodes, a dead node's
@@ -105,6 +108,8 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     shardCount,
     leaseMs,
     log: options.log,
+    // Creations waiting for a slot: with the finds, what the grant loop apportions slots by.
+    queued: (shard) => cores.get(shard)?.view.snapshot().queued ?? 0,
     hooks: {
       gained: (shard, token) => {
         // Redis failing while the seat restores: it lets go and tries again while the keeper still holds this term.
@@ -132,6 +137,14 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain(), () => undefined).catch(() => undefined);
   }, beat);
   const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard));
+  // The slow grant loop: this node's servers' slots re-apportioned to their shards by demand.
+  const granting = setInterval(() => {
+    try {
+      router.regrant(keeper.shardDemand());
+    } catch (error) {
+      options.log.warn({ node: nodeId, error: (error as Error).message }, 'slot grant round failed');
+    }
+  }, GRANT_MS);
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => healthListeners.forEach((l) => l(serving));
   client.on('ready', () => report(true));
@@ -150,6 +163,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     },
     async stop() {
       clearInterval(maintain);
+      clearInterval(granting);
       await keeper.close();
       for (const seat of seats.values()) await (await seat).close();
       await Promise.all(gateways.map((g) => g.close()));

@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { apportionSlots, waterFill, type Apportioned, type ServerSlotsNow, type ShardDemand } from '../../src/sharding/index.js';
+
+const SHARDS = [0, 1, 2, 3, 4, 5];
+
+const counts = (max: number) => fc.array(fc.integer({ min: 0, max }), { minLength: SHARDS.length, maxLength: SHARDS.length });
+const toMap = (values: readonly number[]) => new Map(values.flatMap((n, shard) => (n > 0 ? [[shard, n] as [number, number]] : [])));
+
+/** Any servers: partial hosting, running games beyond max or on shards not hosted, grants of any size. */
+const anyServers = fc
+  .array(fc.record({ maxGames: fc.integer({ min: 0, max: 40 }), hosted: fc.subarray(SHARDS), used: counts(15), granted: counts(30) }), { minLength: 1, maxLength: 8 })
+  .map((list) => list.map((s, i): ServerSlotsNow => ({ serverId: `s${i}`, maxGames: s.maxGames, shards: s.hosted, used: toMap(s.used), granted: toMap(s.granted.map((n, shard) => (s.hosted.includes(shard) ? n : 0))) })));
+
+const anyDemand = fc
+  .array(fc.record({ queued: fc.integer({ min: 0, max: 60 }), perSecond: fc.double({ min: 0, max: 20, noNaN: true }) }), { minLength: SHARDS.length, maxLength: SHARDS.length })
+  .map((list) => new Map<number, ShardDemand>(list.map((d, shard) => [shard, d])));
+
+/** Every server hosting every shard, its running games within its slots. */
+const fullServers = fc.array(fc.record({ maxGames: fc.integer({ min: 0, max: 60 }), used: counts(12) }), { minLength: 1, maxLength: 8 }).map((list) =>
+  list.map((s, i): ServerSlotsNow => {
+    const used = [...s.used];
+    let over = used.reduce((a, b) => a + b, 0) - s.maxGames;
+    for (let k = 0; over > 0; k = (k + 1) % used.length) if (used[k]! > 0) (used[k]!--, over--);
+    return { serverId: `s${i}`, maxGames: s.maxGames, shards: SHARDS, used: toMap(used) };
+  }),
+);
+
+/** The next round as the node sees it: every grant handed out, the same games running. */
+const handedOut = (servers: readonly ServerSlotsNow[], round: Apportioned): ServerSlotsNow[] => servers.map((s) => ({ ...s, granted: round.grants.get(s.serverId) ?? new Map() }));
+
+function settle(servers: ServerSlotsNow[], demand: ReadonlyMap<number, ShardDemand>): { servers: ServerSlotsNow[]; rounds: number; last: Apportioned } {
+  for (let rounds = 1; rounds <= 6; rounds++) {
+    const round = apportionSlots(servers, demand);
+    servers = handedOut(servers, round);
+    if (!round.changed) return { servers, rounds, last: round };
+  }
+  throw new Error('grants did not settle within 6 rounds');
+}
+
+/** The stated tolerance: 10% (or two slots) of the continuous fair share, plus the rounding to whole slots. */
+const withinTolerance = (round: Apportioned, shard: number, total: number) => {
+  const ideal = round.idealShare.get(shard)!;
+  return Math.abs(total - ideal) <= Math.max(2, 0.1 * ideal) + Math.abs(round.fairShare.get(shard)! - ideal) + 1e-9;
+};
+
+const shardTotal = (round: Apportioned, shard: number) => [...round.grants.values()].reduce((n, g) => n + (g.get(shard) ?? 0), 0);
+const weightOf = (demand: ReadonlyMap<number, ShardDemand>, s: number) => Math.max(1, demand.get(s)!.queued + demand.get(s)!.perSecond * 5);
+
+describe('slot apportioning (property tests)', () => {
+  it('water-fill: hands out exactly the room, each shard within one slot of the continuous max-min level', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.double({ min: 0.01, max: 300, noNaN: true })), { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 5000 }), (shards, room) => {
+        const bases = shards.map(([b]) => b);
+        const weights = shards.map(([, w]) => w);
+        const extras = waterFill(bases, weights, room);
+        expect(extras.reduce((a, b) => a + b, 0)).toBe(room);
+        let [lo, hi] = [0, 1e9];
+        for (let i = 0; i < 200; i++) {
+          const mid = (lo + hi) / 2;
+          if (shards.reduce((n, [b, w]) => n + Math.max(0, mid * w - b), 0) > room) hi = mid;
+          else lo = mid;
+        }
+        extras.forEach((e, i) => {
+          expect(e).toBeGreaterThanOrEqual(0);
+          expect(Math.abs(e - Math.max(0, lo * weights[i]! - bases[i]!))).toBeLessThanOrEqual(1 + 1e-6);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('no slot promised twice: whatever mix of old and new grants the owners honour fits on the server', () => {
+    fc.assert(
+      fc.property(anyServers, anyDemand, (servers, demand) => {
+        const round = apportionSlots(servers, demand);
+        for (const server of servers) {
+          const granted = round.grants.get(server.serverId)!;
+          const shards = new Set([...granted.keys(), ...server.used.keys(), ...(server.granted?.keys() ?? [])]);
+          let honoured = 0; // each owner may use the larger of its old and new grant until told
+          let before = 0;
+          for (const shard of shards) {
+            const used = server.used.get(shard) ?? 0;
+            const old = server.granted?.get(shard) ?? 0;
+            honoured += Math.max(granted.get(shard) ?? 0, old, used);
+            before += Math.max(old, used);
+          }
+          expect(honoured).toBeLessThanOrEqual(Math.max(server.maxGames, before));
+          const next = [...granted.values()].reduce((a, b) => a + b, 0) + [...server.used].reduce((n, [shard, u]) => n + (server.shards.includes(shard) ? 0 : u), 0);
+          expect(next).toBeLessThanOrEqual(Math.max(server.maxGames, [...server.used.values()].reduce((a, b) => a + b, 0)));
+          for (const [shard, grant] of granted) {
+            expect(server.shards.includes(shard)).toBe(true);
+            expect(grant).toBeGreaterThanOrEqual(server.used.get(shard) ?? 0); // never below what runs
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('every server hosting every shard: fair shares are weighted max-min fair to one slot, and sum to the free slots', () => {
+    fc.assert(
+      fc.property(fullServers, anyDemand, (servers, demand) => {
+        const { fairShare } = apportionSlots(servers, demand);
+        const floor = (s: number) => servers.reduce((n, x) => n + (x.used.get(s) ?? 0), 0);
+        const capacity = servers.reduce((n, x) => n + x.maxGames, 0);
+        let [lo, hi] = [0, capacity + 1];
+        for (let i = 0; i < 100; i++) {
+          const mid = (lo + hi) / 2;
+          if (SHARDS.reduce((n, s) => n + Math.max(floor(s), mid * weightOf(demand, s)), 0) > capacity) hi = mid;
+          else lo = mid;
+        }
+        for (const s of SHARDS) {
+          const ideal = Math.max(floor(s), lo * weightOf(demand, s));
+          expect(Math.abs(fairShare.get(s)! - ideal), `shard ${s}`).toBeLessThanOrEqual(1 + 1e-6);
+          expect(fairShare.get(s)!).toBeGreaterThanOrEqual(floor(s));
+        }
+        expect([...fairShare.values()].reduce((a, b) => a + b, 0)).toBe(capacity);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('rounds settle within 3 rounds on grants within the tolerance of the fair shares, every slot granted', () => {
+    fc.assert(
+      fc.property(anyServers, anyDemand, (start, demand) => {
+        const { rounds, last, servers } = settle(start, demand);
+        expect(rounds).toBeLessThanOrEqual(3);
+        for (const shard of last.fairShare.keys()) expect(withinTolerance(last, shard, shardTotal(last, shard)), `shard ${shard}`).toBe(true);
+        for (const server of servers) {
+          if (server.shards.length === 0) continue;
+          const promised = [...new Set([...server.used.keys(), ...server.granted!.keys()])].reduce((n, shard) => n + Math.max(server.used.get(shard) ?? 0, server.granted!.get(shard) ?? 0), 0);
+          expect(promised).toBeGreaterThanOrEqual(server.maxGames); // work-conserving: no slot left idle
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is stable: once the grants settled on the fair allocation (from a hello), demand that moves less than the tolerance changes no grant', () => {
+    fc.assert(
+      fc.property(fullServers, anyDemand, fc.array(fc.double({ min: 0.97, max: 1.03, noNaN: true }), { minLength: SHARDS.length, maxLength: SHARDS.length }), (start, demand, wobble) => {
+        const { servers } = settle(start, demand);
+        const wobbled = new Map([...demand].map(([shard, d]) => [shard, { queued: d.queued * wobble[shard]!, perSecond: d.perSecond * wobble[shard]! }]));
+        expect(apportionSlots(servers, wobbled).changed).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an idle shard keeps at least 0 and, every server hosting it, regains its fair share within 3 rounds of demand appearing', () => {
+    fc.assert(
+      fc.property(fullServers, fc.integer({ min: 0, max: 5 }), fc.integer({ min: 5, max: 200 }), (start, idle, busy) => {
+        const quiet = new Map<number, ShardDemand>(SHARDS.map((s) => [s, { queued: s === idle ? 0 : busy, perSecond: 0 }]));
+        const before = settle(start, quiet);
+        for (const g of before.last.grants.values()) expect(g.get(idle)!).toBeGreaterThanOrEqual(0);
+        const woke = new Map<number, ShardDemand>(SHARDS.map((s) => [s, { queued: busy, perSecond: 0 }]));
+        const after = settle(before.servers, woke);
+        expect(after.rounds).toBeLessThanOrEqual(3);
+        expect(withinTolerance(after.last, idle, shardTotal(after.last, idle))).toBe(true);
+        expect(shardTotal(after.last, idle)).toBeGreaterThanOrEqual(shardTotal(before.last, idle));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a round touches each server once per shard it hosts: the same grants whatever the order of the servers', () => {
+    fc.assert(
+      fc.property(anyServers, anyDemand, fc.nat(), (servers, demand, seed) => {
+        const shuffled = [...servers].sort((a, b) => ((a.serverId.charCodeAt(1) * 31 + seed) % 7) - ((b.serverId.charCodeAt(1) * 31 + seed) % 7));
+        expect(apportionSlots(shuffled, demand)).toEqual(apportionSlots(servers, demand));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('refuses bad input naming the field', () => {
+    const server = (over: Partial<ServerSlotsNow>): ServerSlotsNow => ({ serverId: 'a', maxGames: 1, shards: [0], used: new Map(), ...over });
+    expect(() => apportionSlots([server({ maxGames: -1 })], new Map())).toThrow(/servers\["a"\]\.maxGames must be an integer >= 0, got -1/);
+    expect(() => apportionSlots([server({}), server({})], new Map())).toThrow(/"a" is listed twice/);
+    expect(() => apportionSlots([server({ used: new Map([[0, 1.5]]) })], new Map())).toThrow(/servers\["a"\]\.used\[0\] must be an integer >= 0/);
+    expect(() => apportionSlots([server({})], new Map([[0, { queued: -1, perSecond: 0 }]]))).toThrow(/demand of shard 0/);
+    expect(() => apportionSlots([server({})], new Map(), { tolerance: -1 })).toThrow(/tolerance must be >= 0/);
+  });
+});
