@@ -16,6 +16,31 @@ export interface SharedPlayerClaims {
   release(ticketId: string, playerIds: readonly string[]): Promise<void>;
 }
 
+/**
+ * The matcher seat of a shard this node owns, taking this node's calls in process (no inbox, no
+ * answer stream): each answer reaches the listener once the commit holding it has succeeded.
+ */
+export interface LocalSeat {
+  /** It holds the shard's term and its core is built. */
+  readonly serving: boolean;
+  /**
+   * `moved`: the term ended before the call's last answer, or the find was not taken (the term
+   * ended, or `wanted` said no: the client left while the seat read the kept assignment).
+   */
+  findHere(request: FindRequest, listener: TicketListener, moved: () => void, wanted: () => boolean): void;
+  /** Undefined when the seat does not serve (the gateway asks through the relay). */
+  cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined;
+  abandonHere(ticketId: string, listener: TicketListener): void;
+}
+
+interface HeldTicket {
+  readonly shard: number;
+  readonly listener: TicketListener;
+  readonly relayed: TicketListener;
+  /** Taken by this node's own seat, in process. */
+  local: boolean;
+}
+
 interface Connection {
   readonly channel: ServerChannel;
   readonly shards: ServerShards;
@@ -38,7 +63,7 @@ interface Connection {
 export class ShardedGateway implements CoordinatorCommands {
   private readonly registry: FactoryRegistry<null>;
   /** Tickets of this node's calls, by id: their shard and the listener the shard was given, for cancel and abandon. */
-  private readonly tickets = new Map<string, { readonly shard: number; readonly listener: TicketListener; readonly relayed: TicketListener }>();
+  private readonly tickets = new Map<string, HeldTicket>();
   private readonly servers = new Map<string, Connection>();
 
   constructor(
@@ -50,6 +75,8 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly claims?: SharedPlayerClaims,
     /** Told of each find's shard (demand, for the shard plan). */
     private readonly onFind?: (shard: number) => void,
+    /** The seat of a shard this node owns and serves: its finds, cancels and abandons stay in process. */
+    private readonly local?: (shard: number) => LocalSeat | undefined,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
   }
@@ -74,18 +101,35 @@ export class ShardedGateway implements CoordinatorCommands {
         listener.fail(error, ticketId);
       },
     };
-    tickets.set(request.ticketId, { shard, listener, relayed });
+    const held: HeldTicket = { shard, listener, relayed, local: false };
+    tickets.set(request.ticketId, held);
     const players = request.party.map((p) => p.playerId);
     // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
     const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
-    const forward = () => {
-      if (tickets.get(request.ticketId)?.relayed !== relayed) return unclaim(); // abandoned meanwhile
+    const relay = () => {
+      held.local = false;
       try {
         this.shards[shard]!.find(request, relayed);
       } catch (error) {
         unclaim();
         relayed.fail(error as MatchmakingError, request.ticketId);
       }
+    };
+    const forward = () => {
+      if (tickets.get(request.ticketId) !== held) return unclaim(); // abandoned meanwhile
+      const seat = this.local?.(shard);
+      if (!seat?.serving) return relay();
+      held.local = true;
+      // The term ends before the last answer: to the shard's next owner, through the relay.
+      seat.findHere(
+        request,
+        relayed,
+        () => {
+          if (tickets.get(request.ticketId) === held) relay();
+          else if (!tickets.has(request.ticketId)) unclaim();
+        },
+        () => tickets.get(request.ticketId) === held,
+      );
     };
     if (!this.claims) return forward();
     this.claims.claim(request.ticketId, players).then(
@@ -99,7 +143,10 @@ export class ShardedGateway implements CoordinatorCommands {
 
   /** The ticket's shard when this node holds its call; otherwise every shard is asked and the one that knows it answers. */
   async cancel(ticketId: string, caller?: Principal): Promise<boolean> {
-    const known = this.tickets.get(ticketId)?.shard;
+    const held = this.tickets.get(ticketId);
+    const here = held?.local ? this.local?.(held.shard)?.cancelHere(ticketId, caller) : undefined;
+    if (here) return here;
+    const known = held?.shard;
     const asked = known === undefined ? this.shards : [this.shards[known]!];
     const answers = await Promise.allSettled(asked.map((g) => g.cancel(ticketId, caller)));
     const refused = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected' && (a.reason as MatchmakingError).code === 'PERMISSION_DENIED');
@@ -114,7 +161,8 @@ export class ShardedGateway implements CoordinatorCommands {
     const held = this.tickets.get(ticketId);
     if (held?.listener !== listener) return;
     this.tickets.delete(ticketId);
-    this.shards[held.shard]!.abandon(ticketId, held.relayed);
+    if (held.local) this.local?.(held.shard)?.abandonHere(ticketId, held.relayed);
+    else this.shards[held.shard]!.abandon(ticketId, held.relayed);
   }
 
   connectServer(hello: ServerHello, channel: ServerChannel): string[] {

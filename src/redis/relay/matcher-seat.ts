@@ -1,11 +1,14 @@
 import type { CorePlace } from '../../app/build-core.js';
 import type { CoreHost } from '../../app/core-host.js';
 import { LocalDelivery } from '../../cluster/in-process/index.js';
+import type { FindRequest, TicketListener } from '../../coordinator/messages.js';
 import type { Log, TicketStore, Timers } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
+import type { Principal } from '../../security/tokens/principal.js';
+import { LocalCall, type LocalAnswering } from './local-call.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
-import { wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
-import { keptCheck } from './kept-check.js';
+import { redisUnavailable, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { checkKept, keptCheck } from './kept-check.js';
 import { RelayChannel, RelayListener, type Answering } from './relay-endpoints.js';
 
 export interface MatcherSeatOptions {
@@ -25,7 +28,20 @@ export interface MatcherSeatOptions {
   readonly reconnectGraceMs?: number;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
   readonly onCore?: (core: CoreHost | undefined) => void;
+  /** Runs the commit of the in-process inputs of this tick (default setImmediate: one MULTI per tick, not one per find). */
+  readonly defer?: (run: () => void) => void;
 }
+
+/** Something to tell a call of this node once the commit before it succeeded; `drop` when it never will be. */
+interface Delivery {
+  readonly run: () => void;
+  readonly drop: () => void;
+}
+
+const noop = () => undefined;
+
+/** A ticket's call as its owner holds it: relayed to a node, or this node's own, in process. */
+type SeatListener = RelayListener | LocalCall;
 
 /** Inbox entries read at a time. */
 const READ_COUNT = 500;
@@ -45,11 +61,18 @@ const NO_SERVER = /^no connected game server serves /;
  * servers re-announce through their nodes. Redis is behind an OwnerStore and time behind Timers,
  * so a test drives the owner step by step (`keepLease`, `step`) and kills it between any two.
  */
-export class MatcherSeat implements Answering {
+export class MatcherSeat implements Answering, LocalAnswering {
   private token: number | undefined;
   private core: CoreHost | undefined;
   /** The listener of each ticket's call, by ticket: kept until its last answer. */
-  private readonly listeners = new Map<string, RelayListener>();
+  private readonly listeners = new Map<string, SeatListener>();
+  /** This node's calls taken in process, until their last answer is told: handed back if the term ends first. */
+  private readonly localCalls = new Set<LocalCall>();
+  /** What the calls in process are told once the writes before it are committed. */
+  private deliveries: Delivery[] = [];
+  private commitQueued = false;
+  /** The last commit, its deliveries told: the next one tells its own after it. */
+  private committing: Promise<void> = Promise.resolve();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
   /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
@@ -75,6 +98,71 @@ export class MatcherSeat implements Answering {
   /** Ticket calls this owner is answering (one listener each): falls back as they are answered. */
   get callsHeld(): number {
     return this.listeners.size;
+  }
+
+  /** True while this seat can take its node's own calls in process: it holds the term and its core is built. */
+  get serving(): boolean {
+    return this.token !== undefined && this.core !== undefined;
+  }
+
+  /**
+   * A find of this node's own client, taken in process (LocalCall): no inbox, no out stream. A
+   * ticket whose assignment an owner kept is answered from it, checked as a retry is (as
+   * relay-find does). Its writes are committed with the other in-process inputs of the tick,
+   * and the client is told only after that commit. `moved`: the term ended first, or it was not
+   * taken (the term ended, or the call is no longer `wanted`): its gateway routes it again or lets it go.
+   */
+  findHere(request: FindRequest, listener: TicketListener, moved: () => void, wanted: () => boolean = () => true): void {
+    const token = this.token;
+    if (token === undefined || !this.core) return moved();
+    const id = request.ticketId;
+    this.store.keptAnswer(id).then(
+      (kept) => {
+        const core = this.core;
+        if (this.token !== token || !core || !wanted()) return moved();
+        if (kept?.k === 'update') {
+          try {
+            checkKept(request, kept.kept);
+          } catch (error) {
+            return listener.fail(error as MatchmakingError, id);
+          }
+          return listener.update(kept.update, id);
+        }
+        const held = this.listeners.get(id);
+        const call = held instanceof LocalCall && held.call === listener ? held : new LocalCall(this, this.options.nodeId, id, held?.kept ?? keptCheck(request), listener, moved);
+        this.applyHere(() => {
+          if (call !== held) this.localCalls.add(call);
+          this.takeFind(request, held, call);
+        });
+      },
+      (error: unknown) => listener.fail(redisUnavailable(error), id),
+    );
+  }
+
+  /** A cancel of a call this node holds in process; undefined when this seat does not serve (ask the relay). */
+  cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined {
+    const core = this.core;
+    if (this.token === undefined || !core) return undefined;
+    let cancelled = false;
+    this.applyHere(() => {
+      cancelled = core.cancel(ticketId, caller);
+    });
+    return new Promise<boolean>((resolve, reject) => {
+      this.deliver(
+        () => resolve(cancelled),
+        () => reject(new MatchmakingError('UNAVAILABLE', `CancelFind of "${ticketId.slice(0, 128)}": the matcher owner changed before it was written; retry`, 1000)),
+      );
+    });
+  }
+
+  /** This node's client went away from a call held in process. */
+  abandonHere(ticketId: string, listener: TicketListener): void {
+    const held = this.listeners.get(ticketId);
+    const core = this.core;
+    if (!(held instanceof LocalCall) || held.call !== listener || !core) return;
+    this.listeners.delete(ticketId);
+    this.localCalls.delete(held);
+    this.applyHere(() => core.abandon(ticketId, held));
   }
 
   /** Keeps the lease and reads the inbox on its own, until closed (a test calls keepLease and step itself). */
@@ -194,12 +282,25 @@ export class MatcherSeat implements Answering {
     this.options.log.warn({ node: this.options.nodeId, token: this.token, reason }, 'this node no longer runs the matcher');
     this.token = undefined;
     this.writes = [];
+    const untold = this.deliveries;
+    this.deliveries = [];
     this.core?.beginShutdown();
     this.core?.close();
     this.core = undefined;
     this.listeners.clear();
     this.channels.clear();
     this.options.onCore?.(undefined);
+    dropAll(untold);
+    // This node's calls not yet answered for good go to the shard's next owner (it may be this node again).
+    const calls = [...this.localCalls];
+    this.localCalls.clear();
+    for (const call of calls) {
+      try {
+        call.moved();
+      } catch (error) {
+        this.options.log.warn({ error: (error as Error).message }, 'matcher: a call could not be routed to the next owner');
+      }
+    }
   }
 
   private async readLoop(token: number): Promise<void> {
@@ -272,20 +373,9 @@ export class MatcherSeat implements Answering {
         const id = message.request.ticketId;
         const held = this.listeners.get(id);
         // The same node asking again (it resends its finds when the owner changes) keeps its
-        // listener, so the core does not cancel the call it is answering. Another node's call is
-        // held only once the core took it: a refused one (another request under this id, another
-        // caller) leaves the owner's call in place.
+        // listener, so the core does not cancel the call it is answering.
         const listener = held?.node === message.node ? held : new RelayListener(this, message.node, id, held?.kept ?? keptCheck(message.request));
-        if (listener !== held) this.listeners.set(id, listener);
-        try {
-          core.find(message.request, listener);
-        } catch (error) {
-          if (listener !== held) {
-            if (held) this.listeners.set(id, held);
-            else this.listeners.delete(id);
-          }
-          listener.fail(this.whileServersReconnect(error as MatchmakingError));
-        }
+        this.takeFind(message.request, held, listener);
         return;
       }
       case 'cancel': {
@@ -347,6 +437,47 @@ export class MatcherSeat implements Answering {
     }
   }
 
+  /**
+   * Gives a find to the core under `listener`. Another call is held only once the core took it: a
+   * refused one (another request under this id, another caller) leaves the owner's call in place.
+   */
+  private takeFind(request: FindRequest, held: SeatListener | undefined, listener: SeatListener): void {
+    const core = this.core;
+    if (!core) return;
+    const id = request.ticketId;
+    if (listener !== held) this.listeners.set(id, listener);
+    try {
+      core.find(request, listener);
+    } catch (error) {
+      if (listener !== held) {
+        if (held) this.listeners.set(id, held);
+        else this.listeners.delete(id);
+      }
+      listener.fail(this.whileServersReconnect(error as MatchmakingError));
+    }
+  }
+
+  /** In-process inputs: applied now, committed with the rest of the tick's (one MULTI, not one per find). */
+  private applyHere(apply: () => void): void {
+    const batching = this.inInbox;
+    this.inInbox = true;
+    try {
+      apply();
+    } finally {
+      this.inInbox = batching;
+      this.commitSoon();
+    }
+  }
+
+  private commitSoon(): void {
+    if (this.commitQueued) return;
+    this.commitQueued = true;
+    (this.options.defer ?? setImmediate)(() => {
+      this.commitQueued = false;
+      void this.commit();
+    });
+  }
+
   private serversMayReconnect(): void {
     this.serversBackBy = Math.max(this.serversBackBy, this.options.now() + (this.options.reconnectGraceMs ?? 15_000));
   }
@@ -366,25 +497,60 @@ export class MatcherSeat implements Answering {
     if (this.token !== undefined) this.writes.push(write);
   }
 
-  /** The step's writes, in one fenced transaction; a refusal or a failure ends this node's term. */
-  private async commit(): Promise<void> {
+  /**
+   * The step's writes, in one fenced transaction; a refusal or a failure ends this node's term.
+   * Then, in order after the commit before it, what this node's own calls are told: only once
+   * written, never after the term ended (those calls go to the next owner, who has the records).
+   */
+  private commit(): Promise<void> {
     const token = this.token;
     const writes = this.writes;
+    const deliveries = this.deliveries;
     this.writes = [];
-    if (token === undefined || writes.length === 0) return;
-    try {
-      if ((await this.store.commit(token, writes)) === 'refused') {
-        this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
-        if (this.token === token) this.stepDown('stale token');
+    this.deliveries = [];
+    if (token === undefined) return Promise.resolve(dropAll(deliveries));
+    if (writes.length === 0 && deliveries.length === 0) return Promise.resolve();
+    const before = this.committing;
+    const written = writes.length === 0 ? Promise.resolve('written' as const) : this.store.commit(token, writes);
+    const done = (async () => {
+      try {
+        if ((await written) === 'refused') {
+          this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
+          if (this.token === token) this.stepDown('stale token');
+        }
+      } catch (error) {
+        this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
+        if (this.token === token) this.stepDown('a step could not be written');
       }
-    } catch (error) {
-      this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
-      if (this.token === token) this.stepDown('a step could not be written');
-    }
+      await before;
+      if (this.token !== token) return dropAll(deliveries);
+      for (const delivery of deliveries) {
+        try {
+          delivery.run();
+        } catch (error) {
+          this.options.log.warn({ error: (error as Error).message }, 'matcher: a call could not be told');
+        }
+      }
+    })();
+    this.committing = done;
+    return done;
+  }
+
+  deliver(run: () => void, drop: () => void = noop): void {
+    if (this.token === undefined) return drop();
+    this.deliveries.push({ run, drop });
+  }
+
+  keep(ticketId: string, message: OutMessage): void {
+    this.write({ kind: 'kept', ticketId, message });
+  }
+
+  settled(call: LocalCall): void {
+    this.localCalls.delete(call);
   }
 
   /** The call a listener answered is over (assigned, or failed): the owner forgets its listener. */
-  answered(ticketId: string, listener: RelayListener): void {
+  answered(ticketId: string, listener: TicketListener): void {
     if (this.listeners.get(ticketId) === listener) this.listeners.delete(ticketId);
   }
 
@@ -392,4 +558,8 @@ export class MatcherSeat implements Answering {
   answer(node: string, message: OutMessage): void {
     this.write({ kind: 'answer', node, message });
   }
+}
+
+function dropAll(deliveries: readonly Delivery[]): void {
+  for (const delivery of deliveries) delivery.drop();
 }

@@ -19,7 +19,9 @@ export type OwnerWrite =
   /** A waiting ticket stored (its place kept for a new owner), or removed when `record` is undefined. */
   | { readonly kind: 'record'; readonly ticketId: string; readonly record: TicketRecord | undefined }
   /** Requests applied: acknowledged and removed from the inbox. */
-  | { readonly kind: 'ack'; readonly entryIds: readonly string[] };
+  | { readonly kind: 'ack'; readonly entryIds: readonly string[] }
+  /** An assignment of a call answered in process (the owner's own node): only kept for a client that resumes elsewhere. */
+  | { readonly kind: 'kept'; readonly ticketId: string; readonly message: OutMessage };
 
 /**
  * What the matcher owner reads and writes in Redis, as a few typed calls (so a test can run the
@@ -39,6 +41,8 @@ export interface OwnerStore {
   claimPending(minIdleMs: number, cursor: string): Promise<{ readonly next: string; readonly entries: readonly InboxEntry[] }>;
   /** New requests, waiting up to `blockMs` for some. */
   readInbox(count: number, blockMs: number): Promise<InboxEntry[]>;
+  /** The assignment kept for a ticket (an owner assigned it), read before a find of this node is taken in process. */
+  keptAnswer(ticketId: string): Promise<OutMessage | undefined>;
   /** One step's writes in order, in one transaction: 'refused' (nothing written) unless `token` is the newest. */
   commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'>;
   /** The nodes among these whose heartbeat lapsed. */
@@ -107,6 +111,11 @@ export class RedisOwnerStore implements OwnerStore {
     }
   }
 
+  async keptAnswer(ticketId: string): Promise<OutMessage | undefined> {
+    const kept = await this.client.get(this.keys.assigned(ticketId));
+    return kept === null ? undefined : decode<OutMessage>(kept);
+  }
+
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
     const multi = this.client.multi() as unknown as Multi;
     for (const write of writes) this.add(multi, token, write);
@@ -143,6 +152,9 @@ export class RedisOwnerStore implements OwnerStore {
         return;
       case 'ack':
         if (write.entryIds.length > 0) multi.gfRelayAck!(fence, this.keys.inbox, token, OWNER_GROUP, ...write.entryIds);
+        return;
+      case 'kept':
+        multi.gfRelayKeep!(fence, this.keys.assigned(write.ticketId), token, encode(write.message), this.assignmentKeptMs);
         return;
     }
   }

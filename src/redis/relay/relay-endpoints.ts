@@ -6,7 +6,7 @@ import { wireError, type KeptCheck, type OutMessage } from './relay-codec.js';
 export interface Answering {
   answer(node: string, message: OutMessage): void;
   /** The listener's call got its last answer. */
-  answered(ticketId: string, listener: RelayListener): void;
+  answered(ticketId: string, listener: TicketListener): void;
 }
 
 /** A ticket's listener on the owner: its updates go to the node holding the client's stream. */
