@@ -128,6 +128,9 @@ export class Server {
       channel,
     );
   }
+  get connected(): boolean {
+    return this.channel !== undefined;
+  }
   reconnectIfClosed(): void {
     if (!this.channel) this.connect();
   }

@@ -231,4 +231,93 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(third.p.errors).toEqual([]);
     expect(third.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
   });
+
+  it("a server on the owner's node is told in process: its orders only after their commit, its events straight to the core", async () => {
+    let a0: ReturnType<typeof gated> | undefined;
+    const { relays, a, all } = cluster({ ownerStore: (node, shard, relay) => (node === 'a' && shard === 0 ? (a0 = gated(relay.owner(node, LEASE_MS))).store : undefined) });
+    await a.own([0]);
+    const server = new Server('s', 8, a.gateway);
+    server.connect();
+    await settle(all);
+    expect(a.cores.get(0)!.view.servers().map((x) => x.serverId)).toEqual(['s']);
+
+    a0!.gate.closed = true;
+    const p = new Player('t1');
+    a.gateway.find(findIn('bravo', p), p);
+    await settle(all);
+    expect(server.creates()).toEqual([]); // ordered by the core, not yet committed
+    a0!.gate.open();
+    await settle(all);
+    expect(server.creates().map((o) => o.playerIds)).toEqual([['p-t1']]);
+    server.confirmAll();
+    await settle(all);
+    expect(p.assignments.map((x) => x.gameId)).toEqual(['g-p-t1']);
+    // Shard 0 never saw an inbox entry or an answer on a stream.
+    expect(relays[0]!.commits.flatMap((x) => x.writes).filter((w) => w.kind === 'answer' || w.kind === 'ack')).toEqual([]);
+    expect(relays[0]!.inbox).toEqual([]);
+  });
+
+  it("when the owner's term ends its servers go to the next owner through the relay, their streams open; when the node's seat takes the shard again they come back in process", async () => {
+    const failing = { next: false };
+    const { timers, relays, a, b, all } = cluster({
+      ownerStore: (node, shard, relay) => {
+        if (node !== 'a' || shard !== 0) return undefined;
+        const store = relay.owner(node, LEASE_MS);
+        return {
+          ...store,
+          commit: (token, writes) => {
+            if (!failing.next) return store.commit(token, writes);
+            failing.next = false;
+            return Promise.reject(new Error('connection lost'));
+          },
+        };
+      },
+    });
+    // Time passes with every node's gateway beating (its heartbeat stays alive).
+    const pass = async (ms: number) => {
+      for (let left = ms; left > 0; left -= LEASE_MS / 4) {
+        await timers.advance(Math.min(left, LEASE_MS / 4));
+        for (const n of all) await n.watch();
+      }
+    };
+    await a.own([0]);
+    for (const n of all) await n.watch();
+    const server = new Server('s', 8, a.gateway);
+    server.connect();
+    await settle(all);
+
+    failing.next = true;
+    const first = new Player('t1');
+    a.gateway.find(findIn('bravo', first), first);
+    await settle(all);
+    expect(a.cores.has(0)).toBe(false);
+    await pass(LEASE_MS + 1);
+    await b.own([0]);
+    for (const n of all) await n.watch();
+    await settle(all);
+    expect(server.connected).toBe(true);
+    expect(b.cores.get(0)!.view.servers().map((x) => x.serverId)).toEqual(['s']);
+    expect(server.creates().map((o) => o.playerIds)).toEqual([['p-t1']]);
+    server.confirmAll();
+    await settle(all);
+    expect(first.assignments.map((x) => x.gameId)).toEqual(['g-p-t1']);
+
+    // b's term lapses; a's seat takes the shard and the server moves back in process.
+    await pass(LEASE_MS + 1);
+    await a.own([0]);
+    for (const n of all) await n.watch();
+    await settle(all);
+    expect(server.connected).toBe(true);
+    expect(a.cores.get(0)!.view.servers().map((x) => x.serverId)).toEqual(['s']);
+    const answersBefore = relays[0]!.out.get('a')?.length ?? 0;
+    const second = new Player('t2');
+    a.gateway.find(findIn('bravo', second), second);
+    await settle(all);
+    server.confirmAll();
+    await settle(all);
+    // (The re-announced game lists no player: this fake server never reports its joins, so t2 gets its seat.)
+    expect(second.assignments.map((x) => x.gameId)).toEqual(['g-p-t1']);
+    expect(relays[0]!.out.get('a')?.length ?? 0).toBe(answersBefore);
+    expect(relays[0]!.inbox).toEqual([]);
+  });
 });

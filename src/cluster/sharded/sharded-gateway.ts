@@ -31,6 +31,10 @@ export interface LocalSeat {
   /** Undefined when the seat does not serve (the gateway asks through the relay). */
   cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined;
   abandonHere(ticketId: string, listener: TicketListener): void;
+  /** A server's hello for the shard, its orders back in process once committed; `moved` as for a find. */
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void;
+  eventHere(serverId: string, event: ServerEvent, channel: ServerChannel): void;
+  byeHere(serverId: string, channel: ServerChannel): void;
 }
 
 interface HeldTicket {
@@ -46,6 +50,8 @@ interface Connection {
   readonly shards: ServerShards;
   /** The channel each shard was given (its orders are recorded on the way to the server). */
   readonly parts: Map<number, ServerChannel>;
+  /** Shards whose owner is this node's seat, holding the server in process. */
+  readonly here: Set<number>;
 }
 
 /**
@@ -172,14 +178,38 @@ export class ShardedGateway implements CoordinatorCommands {
     const shardIds = [...new Set(hostable.map((f) => this.shardOf(f)))].sort((a, b) => a - b);
     this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f));
-    const connection: Connection = { channel, shards, parts: new Map() };
+    const connection: Connection = { channel, shards, parts: new Map(), here: new Set() };
     this.servers.set(hello.serverId, connection);
+    const current = () => this.servers.get(hello.serverId) === connection;
     for (const [shard, shardHello] of shards.hellos()) {
+      // The term of this node's seat ended: the shard's next owner is told through the relay.
+      const moved = () => {
+        if (!current() || !connection.here.delete(shard)) return;
+        try {
+          this.shards[shard]!.connectServer(shards.helloOf(shard), part);
+        } catch (error) {
+          part.close(error as MatchmakingError);
+        }
+      };
+      // In process when this node's seat serves the shard: no inbox, no out stream.
+      const here = (shardHello: ServerHello): boolean => {
+        const seat = this.local?.(shard);
+        if (!seat?.serving) return false;
+        connection.here.add(shard);
+        seat.connectHere(shardHello, part, moved);
+        return true;
+      };
       // `reannounce`: when the shard's owner changes, its gateway tells the new owner of the
       // server with this hello (the shard's games as the server's events left them), so the
-      // server's stream, and the other shards' view of it, stay as they are.
-      const part: ServerChannel & { reannounce(): ServerHello } = {
-        reannounce: () => shards.helloOf(shard),
+      // server's stream, and the other shards' view of it, stay as they are. When the new owner
+      // is this node's seat, it is told in process instead (undefined: the relay lets it go).
+      const part: ServerChannel & { reannounce(): ServerHello | undefined } = {
+        reannounce: () => {
+          // Held by this node's seat: when its term ends, `moved` tells the next owner.
+          if (connection.here.has(shard)) return undefined;
+          const shardHello = shards.helloOf(shard);
+          return current() && here(shardHello) ? undefined : shardHello;
+        },
         send: (order) => {
           if (this.servers.get(hello.serverId) !== connection) return;
           shards.ordered(shard, order);
@@ -193,7 +223,7 @@ export class ShardedGateway implements CoordinatorCommands {
       };
       connection.parts.set(shard, part);
       try {
-        this.shards[shard]!.connectServer(shardHello, part);
+        if (!here(shardHello)) this.shards[shard]!.connectServer(shardHello, part);
       } catch (error) {
         this.disconnectServer(hello.serverId, channel);
         throw error;
@@ -206,7 +236,10 @@ export class ShardedGateway implements CoordinatorCommands {
     const connection = this.servers.get(serverId);
     if (connection?.channel !== channel) return;
     this.servers.delete(serverId);
-    for (const [shard, part] of connection.parts) this.shards[shard]!.disconnectServer(serverId, part);
+    for (const [shard, part] of connection.parts) {
+      if (connection.here.delete(shard)) this.local?.(shard)?.byeHere(serverId, part);
+      else this.shards[shard]!.disconnectServer(serverId, part);
+    }
   }
 
   onServerEvent(serverId: string, event: ServerEvent): void {
@@ -214,7 +247,8 @@ export class ShardedGateway implements CoordinatorCommands {
     if (!connection) throw new MatchmakingError('FAILED_PRECONDITION', `server ${serverId} has not said hello on this node`);
     for (const [shard, routed] of connection.shards.route(event)) {
       try {
-        this.shards[shard]!.onServerEvent(serverId, routed);
+        if (connection.here.has(shard)) this.local?.(shard)?.eventHere(serverId, routed, connection.parts.get(shard)!);
+        else this.shards[shard]!.onServerEvent(serverId, routed);
       } catch (error) {
         this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
       }

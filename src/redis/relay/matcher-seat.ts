@@ -1,7 +1,7 @@
 import type { CorePlace } from '../../app/build-core.js';
 import type { CoreHost } from '../../app/core-host.js';
 import { LocalDelivery } from '../../cluster/in-process/index.js';
-import type { FindRequest, TicketListener } from '../../coordinator/messages.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
 import type { Log, TicketStore, Timers } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import type { Principal } from '../../security/tokens/principal.js';
@@ -9,7 +9,7 @@ import { LocalCall, type LocalAnswering } from './local-call.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
 import { redisUnavailable, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { checkKept, keptCheck } from './kept-check.js';
-import { RelayChannel, RelayListener, type Answering } from './relay-endpoints.js';
+import { RelayChannel, RelayListener, type Answering, type LocalRoute } from './relay-endpoints.js';
 
 export interface MatcherSeatOptions {
   readonly nodeId: string;
@@ -155,6 +155,32 @@ export class MatcherSeat implements Answering, LocalAnswering {
     });
   }
 
+  /**
+   * A game server whose stream this node holds, announced in process (its orders come back in
+   * process, after their commit). `moved`: the term ended (or had): its gateway announces it to
+   * the next owner through the relay.
+   */
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void {
+    if (this.token === undefined || !this.core) return moved();
+    this.applyHere(() => this.takeHello(hello, this.options.nodeId, 0, { channel, moved }));
+  }
+
+  /** An event of a server announced in process. */
+  eventHere(serverId: string, event: ServerEvent, channel: ServerChannel): void {
+    const held = this.channels.get(serverId);
+    if (held?.local?.channel !== channel || !this.core) return;
+    this.applyHere(() => this.takeEvent(serverId, held, event));
+  }
+
+  /** A server announced in process left. */
+  byeHere(serverId: string, channel: ServerChannel): void {
+    const held = this.channels.get(serverId);
+    const core = this.core;
+    if (held?.local?.channel !== channel || !core) return;
+    this.channels.delete(serverId);
+    this.applyHere(() => core.disconnectServer(serverId, held));
+  }
+
   /** This node's client went away from a call held in process. */
   abandonHere(ticketId: string, listener: TicketListener): void {
     const held = this.listeners.get(ticketId);
@@ -287,12 +313,13 @@ export class MatcherSeat implements Answering, LocalAnswering {
     this.core?.beginShutdown();
     this.core?.close();
     this.core = undefined;
+    const servers = [...this.channels.values()].flatMap((c) => (c.local ? [c.local] : []));
     this.listeners.clear();
     this.channels.clear();
     this.options.onCore?.(undefined);
     dropAll(untold);
-    // This node's calls not yet answered for good go to the shard's next owner (it may be this node again).
-    const calls = [...this.localCalls];
+    // This node's calls not yet answered for good, and its servers, go to the shard's next owner (it may be this node again).
+    const calls: { moved(): void }[] = [...servers, ...this.localCalls];
     this.localCalls.clear();
     for (const call of calls) {
       try {
@@ -340,7 +367,11 @@ export class MatcherSeat implements Answering, LocalAnswering {
       for (const [serverId, channel] of gone) {
         this.channels.delete(serverId);
         core.disconnectServer(serverId, channel);
+        // This node's own lapsed: its stream in process closes too, and the server says hello again.
+        const local = channel.local;
+        if (local) this.deliver(() => local.channel.close(new MatchmakingError('UNAVAILABLE', "this node's heartbeat lapsed: reconnect and send hello again")));
       }
+      if (gone.some(([, c]) => c.local)) this.commitSoon();
       if (gone.length > 0) this.serversMayReconnect();
       if (gone.length > 0) this.options.log.warn({ node, servers: gone.map(([id]) => id) }, "a node's heartbeat lapsed: its game servers are disconnected");
     }
@@ -396,44 +427,58 @@ export class MatcherSeat implements Answering, LocalAnswering {
         return;
       }
       case 'hello': {
-        const known = this.channels.get(message.hello.serverId);
-        if (known && known.node !== message.node && core.view.servers().some((s) => s.serverId === message.hello.serverId)) {
-          // The server moved to another node (its node died): the core keeps its games and the
-          // seats it reserved, which the server may not have heard of yet; only the route moves.
-          // An order lost with the old node resolves as the core expects: a creation times out
-          // and its tickets go back in line, a reservation is confirmed by the player joining.
-          known.node = message.node;
-          known.conn = message.conn;
-          this.options.log.info({ serverId: message.hello.serverId, node: message.node }, 'game server moved to another node');
-          return;
-        }
-        const channel = new RelayChannel(this, message.node, message.hello.serverId, message.conn);
-        this.channels.set(message.hello.serverId, channel);
-        try {
-          core.connectServer(message.hello, channel);
-        } catch (error) {
-          this.channels.delete(message.hello.serverId);
-          channel.close(error as MatchmakingError);
-        }
+        // A server this node's gateway holds in process: its relayed hello, event or bye is from
+        // before (the in-process hello re-announced what they told).
+        if (this.channels.get(message.hello.serverId)?.local && message.node === this.options.nodeId) return;
+        this.takeHello(message.hello, message.node, message.conn);
         return;
       }
       case 'bye': {
         const channel = this.channels.get(message.serverId);
-        if (channel?.node !== message.node) return;
+        if (channel?.node !== message.node || channel.local) return;
         this.channels.delete(message.serverId);
         core.disconnectServer(message.serverId, channel);
         return;
       }
       case 'event': {
         const channel = this.channels.get(message.serverId);
-        if (channel?.node !== message.node) return;
-        try {
-          core.onServerEvent(message.serverId, message.event);
-        } catch (error) {
-          channel.send({ kind: 'rejected', reason: wireError(error).message });
-        }
+        if (channel?.node !== message.node || channel.local) return;
+        this.takeEvent(message.serverId, channel, message.event);
         return;
       }
+    }
+  }
+
+  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute): void {
+    const core = this.core;
+    if (!core) return;
+    const known = this.channels.get(hello.serverId);
+    if (known && known.node !== node && core.view.servers().some((s) => s.serverId === hello.serverId)) {
+      // The server moved to another node (its node died): the core keeps its games and the
+      // seats it reserved, which the server may not have heard of yet; only the route moves.
+      // An order lost with the old node resolves as the core expects: a creation times out
+      // and its tickets go back in line, a reservation is confirmed by the player joining.
+      known.node = node;
+      known.conn = conn;
+      known.local = local;
+      this.options.log.info({ serverId: hello.serverId, node }, 'game server moved to another node');
+      return;
+    }
+    const channel = new RelayChannel(this, node, hello.serverId, conn, local);
+    this.channels.set(hello.serverId, channel);
+    try {
+      core.connectServer(hello, channel);
+    } catch (error) {
+      this.channels.delete(hello.serverId);
+      channel.close(error as MatchmakingError);
+    }
+  }
+
+  private takeEvent(serverId: string, channel: RelayChannel, event: ServerEvent): void {
+    try {
+      this.core?.onServerEvent(serverId, event);
+    } catch (error) {
+      channel.send({ kind: 'rejected', reason: wireError(error).message });
     }
   }
 
