@@ -91,11 +91,13 @@ export class FakeRelay {
           }
           return entries;
         }),
-      keptAnswer: (ticketId) =>
-        call(() => {
-          const kept = relay.assigned.get(ticketId);
-          return kept === undefined ? undefined : decode<OutMessage>(kept);
-        }),
+      keptAnswers: (ticketIds) =>
+        call(() =>
+          ticketIds.map((id) => {
+            const kept = relay.assigned.get(id);
+            return kept === undefined ? undefined : decode<OutMessage>(kept);
+          }),
+        ),
       commit: (token, writes) =>
         call(() => {
           if (token !== relay.fence) return 'refused' as const;
@@ -196,7 +198,7 @@ export function killedAfter(store: OwnerStore, limit: number): OwnerStore & { re
     loadTickets: gate(() => store.loadTickets()),
     claimPending: gate((minIdleMs: number, cursor: string) => store.claimPending(minIdleMs, cursor)),
     readInbox: gate((count: number, blockMs: number) => store.readInbox(count, blockMs)),
-    keptAnswer: gate((ticketId: string) => store.keptAnswer(ticketId)),
+    keptAnswers: gate((ticketIds: readonly string[]) => store.keptAnswers(ticketIds)),
     commit: gate((token: number, writes: readonly OwnerWrite[]) => store.commit(token, writes)),
     lapsed: gate((nodes: readonly string[]) => store.lapsed(nodes)),
     interrupt: () => {},

@@ -90,7 +90,7 @@ export class ShardedNode {
   }
 }
 
-/** Moves every node until two rounds in a row move nothing (a gateway's player claim resolves between rounds). */
+/** Moves every node until four rounds in a row move nothing (a player claim, a read of kept assignments and a commit resolve between rounds, each a tick apart). */
 export async function settle(nodes: readonly ShardedNode[]): Promise<void> {
   let quiet = 0;
   for (let round = 0; round < 50; round++) {
@@ -101,7 +101,7 @@ export async function settle(nodes: readonly ShardedNode[]): Promise<void> {
       for (const gateway of node.gateways) moved += (await settled(gateway.pump(0))) ?? 0;
     }
     quiet = moved === 0 ? quiet + 1 : 0;
-    if (quiet === 2) return;
+    if (quiet === 4) return;
   }
   throw new Error('the cluster did not settle in 50 rounds');
 }

@@ -47,7 +47,7 @@ function killable(store: OwnerStore) {
     loadTickets: alive(() => store.loadTickets()),
     claimPending: alive((minIdleMs: number, cursor: string) => store.claimPending(minIdleMs, cursor)),
     readInbox: alive((count: number, blockMs: number) => store.readInbox(count, blockMs)),
-    keptAnswer: alive((ticketId: string) => store.keptAnswer(ticketId)),
+    keptAnswers: alive((ticketIds: readonly string[]) => store.keptAnswers(ticketIds)),
     commit: alive(async (token: number, writes: readonly OwnerWrite[]) => {
       const outcome = await store.commit(token, writes);
       if (!state.armed) return outcome;
@@ -111,6 +111,15 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(answered).toEqual(['c:there']);
     // A local assignment is kept like a relayed one, for a client that resumes on another node.
     expect([...relays[0]!.assigned.keys()].sort()).toEqual(['here', 'there']);
+    // c's client resumes on a, the owner: answered in process from the kept assignment, checked as a retry is.
+    const again = new Player('there');
+    a.gateway.find(findIn('bravo', again), again);
+    await settle(all);
+    const other = new Player('there');
+    a.gateway.find({ ...findIn('bravo', other), party: [{ playerId: 'mallory', score: undefined }] }, other);
+    await settle(all);
+    expect(again.assignments.map((x) => x.gameId)).toEqual(['g-p-there']);
+    expect(other.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
   });
 
   it('a commit that fails ends the term: the client is not told queued, and its find goes to the next owner', async () => {

@@ -40,6 +40,14 @@ interface Delivery {
 
 const noop = () => undefined;
 
+/** A find of this node's own client, waiting for the tick's read of kept assignments. */
+interface Arrival {
+  readonly request: FindRequest;
+  readonly listener: TicketListener;
+  readonly moved: () => void;
+  readonly wanted: () => boolean;
+}
+
 /** A ticket's call as its owner holds it: relayed to a node, or this node's own, in process. */
 type SeatListener = RelayListener | LocalCall;
 
@@ -68,6 +76,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
   private readonly listeners = new Map<string, SeatListener>();
   /** This node's calls taken in process, until their last answer is told: handed back if the term ends first. */
   private readonly localCalls = new Set<LocalCall>();
+  /** This node's finds of this tick, not yet taken (their kept assignments are read first, together). */
+  private arrivals: Arrival[] = [];
   /** What the calls in process are told once the writes before it are committed. */
   private deliveries: Delivery[] = [];
   private commitQueued = false;
@@ -113,30 +123,47 @@ export class MatcherSeat implements Answering, LocalAnswering {
    * taken (the term ended, or the call is no longer `wanted`): its gateway routes it again or lets it go.
    */
   findHere(request: FindRequest, listener: TicketListener, moved: () => void, wanted: () => boolean = () => true): void {
+    if (this.token === undefined || !this.core) return moved();
+    this.arrivals.push({ request, listener, moved, wanted });
+    if (this.arrivals.length === 1) (this.options.defer ?? setImmediate)(() => this.takeArrivals());
+  }
+
+  /** The finds of a tick: their kept assignments in one read (one MGET: the shard's keys share a slot), then one step and one commit. */
+  private takeArrivals(): void {
+    const batch = this.arrivals;
+    this.arrivals = [];
     const token = this.token;
-    if (token === undefined || !this.core) return moved();
-    const id = request.ticketId;
-    this.store.keptAnswer(id).then(
+    if (batch.length === 0) return;
+    if (token === undefined) return batch.forEach((a) => a.moved());
+    this.store.keptAnswers(batch.map((a) => a.request.ticketId)).then(
       (kept) => {
-        const core = this.core;
-        if (this.token !== token || !core || !wanted()) return moved();
-        if (kept?.k === 'update') {
-          try {
-            checkKept(request, kept.kept);
-          } catch (error) {
-            return listener.fail(error as MatchmakingError, id);
-          }
-          return listener.update(kept.update, id);
-        }
-        const held = this.listeners.get(id);
-        const call = held instanceof LocalCall && held.call === listener ? held : new LocalCall(this, this.options.nodeId, id, held?.kept ?? keptCheck(request), listener, moved);
-        this.applyHere(() => {
-          if (call !== held) this.localCalls.add(call);
-          this.takeFind(request, held, call);
-        });
+        if (this.token !== token || !this.core) return batch.forEach((a) => a.moved());
+        this.applyHere(() => batch.forEach((arrival, i) => this.takeArrival(arrival, kept[i])));
       },
-      (error: unknown) => listener.fail(redisUnavailable(error), id),
+      (error: unknown) => {
+        for (const a of batch) {
+          if (a.wanted()) a.listener.fail(redisUnavailable(error), a.request.ticketId);
+          else a.moved();
+        }
+      },
     );
+  }
+
+  private takeArrival({ request, listener, moved, wanted }: Arrival, kept: OutMessage | undefined): void {
+    const id = request.ticketId;
+    if (!wanted()) return moved();
+    if (kept?.k === 'update') {
+      try {
+        checkKept(request, kept.kept);
+      } catch (error) {
+        return listener.fail(error as MatchmakingError, id);
+      }
+      return listener.update(kept.update, id);
+    }
+    const held = this.listeners.get(id);
+    const call = held instanceof LocalCall && held.call === listener ? held : new LocalCall(this, this.options.nodeId, id, held?.kept ?? keptCheck(request), listener, moved);
+    if (call !== held) this.localCalls.add(call);
+    this.takeFind(request, held, call);
   }
 
   /** A cancel of a call this node holds in process; undefined when this seat does not serve (ask the relay). */
@@ -319,7 +346,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
     this.options.onCore?.(undefined);
     dropAll(untold);
     // This node's calls not yet answered for good, and its servers, go to the shard's next owner (it may be this node again).
-    const calls: { moved(): void }[] = [...servers, ...this.localCalls];
+    const calls: { moved(): void }[] = [...servers, ...this.localCalls, ...this.arrivals];
+    this.arrivals = [];
     this.localCalls.clear();
     for (const call of calls) {
       try {

@@ -41,8 +41,8 @@ export interface OwnerStore {
   claimPending(minIdleMs: number, cursor: string): Promise<{ readonly next: string; readonly entries: readonly InboxEntry[] }>;
   /** New requests, waiting up to `blockMs` for some. */
   readInbox(count: number, blockMs: number): Promise<InboxEntry[]>;
-  /** The assignment kept for a ticket (an owner assigned it), read before a find of this node is taken in process. */
-  keptAnswer(ticketId: string): Promise<OutMessage | undefined>;
+  /** The assignments kept for these tickets (an owner assigned them), read before this node's finds are taken in process. */
+  keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]>;
   /** One step's writes in order, in one transaction: 'refused' (nothing written) unless `token` is the newest. */
   commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'>;
   /** The nodes among these whose heartbeat lapsed. */
@@ -111,9 +111,10 @@ export class RedisOwnerStore implements OwnerStore {
     }
   }
 
-  async keptAnswer(ticketId: string): Promise<OutMessage | undefined> {
-    const kept = await this.client.get(this.keys.assigned(ticketId));
-    return kept === null ? undefined : decode<OutMessage>(kept);
+  async keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]> {
+    // One slot (the shard's tag): one MGET, a Redis Cluster included.
+    const kept = await this.client.mget(...ticketIds.map((id) => this.keys.assigned(id)));
+    return kept.map((k) => (k === null ? undefined : decode<OutMessage>(k)));
   }
 
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
