@@ -91,6 +91,13 @@ export class FakeRelay {
           }
           return entries;
         }),
+      keptAnswers: (ticketIds) =>
+        call(() =>
+          ticketIds.map((id) => {
+            const kept = relay.assigned.get(id);
+            return kept === undefined ? undefined : decode<OutMessage>(kept);
+          }),
+        ),
       commit: (token, writes) =>
         call(() => {
           if (token !== relay.fence) return 'refused' as const;
@@ -154,6 +161,9 @@ export class FakeRelay {
         if (write.record === undefined) this.tickets.delete(write.ticketId);
         else this.tickets.set(write.ticketId, encodeRecord(write.record));
         return;
+      case 'kept':
+        this.assigned.set(write.ticketId, encode(write.message));
+        return;
       case 'ack':
         for (const id of write.entryIds.map(Number)) {
           this.pending.delete(id);
@@ -188,6 +198,7 @@ export function killedAfter(store: OwnerStore, limit: number): OwnerStore & { re
     loadTickets: gate(() => store.loadTickets()),
     claimPending: gate((minIdleMs: number, cursor: string) => store.claimPending(minIdleMs, cursor)),
     readInbox: gate((count: number, blockMs: number) => store.readInbox(count, blockMs)),
+    keptAnswers: gate((ticketIds: readonly string[]) => store.keptAnswers(ticketIds)),
     commit: gate((token: number, writes: readonly OwnerWrite[]) => store.commit(token, writes)),
     lapsed: gate((nodes: readonly string[]) => store.lapsed(nodes)),
     interrupt: () => {},

@@ -16,11 +16,42 @@ export interface SharedPlayerClaims {
   release(ticketId: string, playerIds: readonly string[]): Promise<void>;
 }
 
+/**
+ * The matcher seat of a shard this node owns, taking this node's calls in process (no inbox, no
+ * answer stream): each answer reaches the listener once the commit holding it has succeeded.
+ */
+export interface LocalSeat {
+  /** It holds the shard's term and its core is built. */
+  readonly serving: boolean;
+  /**
+   * `moved`: the term ended before the call's last answer, or the find was not taken (the term
+   * ended, or `wanted` said no: the client left while the seat read the kept assignment).
+   */
+  findHere(request: FindRequest, listener: TicketListener, moved: () => void, wanted: () => boolean): void;
+  /** Undefined when the seat does not serve (the gateway asks through the relay). */
+  cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined;
+  abandonHere(ticketId: string, listener: TicketListener): void;
+  /** A server's hello for the shard, its orders back in process once committed; `moved` as for a find. */
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void;
+  eventHere(serverId: string, event: ServerEvent, channel: ServerChannel): void;
+  byeHere(serverId: string, channel: ServerChannel): void;
+}
+
+interface HeldTicket {
+  readonly shard: number;
+  readonly listener: TicketListener;
+  readonly relayed: TicketListener;
+  /** Taken by this node's own seat, in process. */
+  local: boolean;
+}
+
 interface Connection {
   readonly channel: ServerChannel;
   readonly shards: ServerShards;
   /** The channel each shard was given (its orders are recorded on the way to the server). */
   readonly parts: Map<number, ServerChannel>;
+  /** Shards whose owner is this node's seat, holding the server in process. */
+  readonly here: Set<number>;
 }
 
 /**
@@ -38,7 +69,7 @@ interface Connection {
 export class ShardedGateway implements CoordinatorCommands {
   private readonly registry: FactoryRegistry<null>;
   /** Tickets of this node's calls, by id: their shard and the listener the shard was given, for cancel and abandon. */
-  private readonly tickets = new Map<string, { readonly shard: number; readonly listener: TicketListener; readonly relayed: TicketListener }>();
+  private readonly tickets = new Map<string, HeldTicket>();
   private readonly servers = new Map<string, Connection>();
   /** Each shard's demand as the grant loop last read it: a hello's slots follow it too. */
   private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
@@ -52,6 +83,8 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly claims?: SharedPlayerClaims,
     /** Told of each find's shard (demand, for the shard plan). */
     private readonly onFind?: (shard: number) => void,
+    /** The seat of a shard this node owns and serves: its finds, cancels and abandons stay in process. */
+    private readonly local?: (shard: number) => LocalSeat | undefined,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
   }
@@ -76,18 +109,35 @@ export class ShardedGateway implements CoordinatorCommands {
         listener.fail(error, ticketId);
       },
     };
-    tickets.set(request.ticketId, { shard, listener, relayed });
+    const held: HeldTicket = { shard, listener, relayed, local: false };
+    tickets.set(request.ticketId, held);
     const players = request.party.map((p) => p.playerId);
     // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
     const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
-    const forward = () => {
-      if (tickets.get(request.ticketId)?.relayed !== relayed) return unclaim(); // abandoned meanwhile
+    const relay = () => {
+      held.local = false;
       try {
         this.shards[shard]!.find(request, relayed);
       } catch (error) {
         unclaim();
         relayed.fail(error as MatchmakingError, request.ticketId);
       }
+    };
+    const forward = () => {
+      if (tickets.get(request.ticketId) !== held) return unclaim(); // abandoned meanwhile
+      const seat = this.local?.(shard);
+      if (!seat?.serving) return relay();
+      held.local = true;
+      // The term ends before the last answer: to the shard's next owner, through the relay.
+      seat.findHere(
+        request,
+        relayed,
+        () => {
+          if (tickets.get(request.ticketId) === held) relay();
+          else if (!tickets.has(request.ticketId)) unclaim();
+        },
+        () => tickets.get(request.ticketId) === held,
+      );
     };
     if (!this.claims) return forward();
     this.claims.claim(request.ticketId, players).then(
@@ -101,7 +151,10 @@ export class ShardedGateway implements CoordinatorCommands {
 
   /** The ticket's shard when this node holds its call; otherwise every shard is asked and the one that knows it answers. */
   async cancel(ticketId: string, caller?: Principal): Promise<boolean> {
-    const known = this.tickets.get(ticketId)?.shard;
+    const held = this.tickets.get(ticketId);
+    const here = held?.local ? this.local?.(held.shard)?.cancelHere(ticketId, caller) : undefined;
+    if (here) return here;
+    const known = held?.shard;
     const asked = known === undefined ? this.shards : [this.shards[known]!];
     const answers = await Promise.allSettled(asked.map((g) => g.cancel(ticketId, caller)));
     const refused = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected' && (a.reason as MatchmakingError).code === 'PERMISSION_DENIED');
@@ -116,7 +169,8 @@ export class ShardedGateway implements CoordinatorCommands {
     const held = this.tickets.get(ticketId);
     if (held?.listener !== listener) return;
     this.tickets.delete(ticketId);
-    this.shards[held.shard]!.abandon(ticketId, held.relayed);
+    if (held.local) this.local?.(held.shard)?.abandonHere(ticketId, held.relayed);
+    else this.shards[held.shard]!.abandon(ticketId, held.relayed);
   }
 
   connectServer(hello: ServerHello, channel: ServerChannel): string[] {
@@ -126,18 +180,42 @@ export class ShardedGateway implements CoordinatorCommands {
     const shardIds = [...new Set(hostable.map((f) => this.shardOf(f)))].sort((a, b) => a - b);
     this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f), Date.now, () => this.demandNow);
-    const connection: Connection = { channel, shards, parts: new Map() };
+    const connection: Connection = { channel, shards, parts: new Map(), here: new Set() };
     this.servers.set(hello.serverId, connection);
+    const current = () => this.servers.get(hello.serverId) === connection;
     for (const [shard, shardHello] of shards.hellos()) {
+      // The term of this node's seat ended: the shard's next owner is told through the relay.
+      const moved = () => {
+        if (!current() || !connection.here.delete(shard)) return;
+        try {
+          this.shards[shard]!.connectServer(shards.helloOf(shard), part);
+        } catch (error) {
+          part.close(error as MatchmakingError);
+        }
+      };
+      // In process when this node's seat serves the shard: no inbox, no out stream.
+      const here = (shardHello: ServerHello): boolean => {
+        const seat = this.local?.(shard);
+        if (!seat?.serving) return false;
+        connection.here.add(shard);
+        seat.connectHere(shardHello, part, moved);
+        return true;
+      };
       // `reannounce`: when the shard's owner changes, its gateway tells the new owner of the
       // server with this hello (the shard's games as the server's events left them), so the
-      // server's stream, and the other shards' view of it, stay as they are.
-      const part: ServerChannel & { reannounce(): ServerHello } = {
-        reannounce: () => shards.helloOf(shard),
+      // server's stream, and the other shards' view of it, stay as they are. When the new owner
+      // is this node's seat, it is told in process instead (undefined: the relay lets it go).
+      const part: ServerChannel & { reannounce(): ServerHello | undefined } = {
+        reannounce: () => {
+          // Held by this node's seat: when its term ends, `moved` tells the next owner.
+          if (connection.here.has(shard)) return undefined;
+          const shardHello = shards.helloOf(shard);
+          return current() && here(shardHello) ? undefined : shardHello;
+        },
         send: (order) => {
           if (this.servers.get(hello.serverId) !== connection) return;
           const refused = shards.ordered(shard, order);
-          if (refused) return void queueMicrotask(() => this.relay(hello.serverId, shard, refused));
+          if (refused) return void queueMicrotask(() => current() && this.toShard(connection, shard, refused));
           channel.send(order);
         },
         close: (error) => {
@@ -148,7 +226,7 @@ export class ShardedGateway implements CoordinatorCommands {
       };
       connection.parts.set(shard, part);
       try {
-        this.shards[shard]!.connectServer(shardHello, part);
+        if (!here(shardHello)) this.shards[shard]!.connectServer(shardHello, part);
       } catch (error) {
         this.disconnectServer(hello.serverId, channel);
         throw error;
@@ -161,19 +239,16 @@ export class ShardedGateway implements CoordinatorCommands {
     const connection = this.servers.get(serverId);
     if (connection?.channel !== channel) return;
     this.servers.delete(serverId);
-    for (const [shard, part] of connection.parts) this.shards[shard]!.disconnectServer(serverId, part);
+    for (const [shard, part] of connection.parts) {
+      if (connection.here.delete(shard)) this.local?.(shard)?.byeHere(serverId, part);
+      else this.shards[shard]!.disconnectServer(serverId, part);
+    }
   }
 
   onServerEvent(serverId: string, event: ServerEvent): void {
     const connection = this.servers.get(serverId);
     if (!connection) throw new MatchmakingError('FAILED_PRECONDITION', `server ${serverId} has not said hello on this node`);
-    for (const [shard, routed] of connection.shards.route(event)) {
-      try {
-        this.shards[shard]!.onServerEvent(serverId, routed);
-      } catch (error) {
-        this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
-      }
-    }
+    for (const [shard, routed] of connection.shards.route(event)) this.toShard(connection, shard, routed);
   }
 
   /**
@@ -189,15 +264,18 @@ export class ShardedGateway implements CoordinatorCommands {
     for (const connection of connections) {
       for (const [shard, event] of connection.shards.regranted(grants.get(connection.shards.serverId))) {
         moved++;
-        this.relay(connection.shards.serverId, shard, event);
+        this.toShard(connection, shard, event);
       }
     }
     return moved;
   }
 
-  private relay(serverId: string, shard: number, event: ServerEvent): void {
+  /** A server's event for one shard: to this node's seat in process when it serves the shard, else through the relay. */
+  private toShard(connection: Connection, shard: number, event: ServerEvent): void {
+    const serverId = connection.shards.serverId;
     try {
-      this.shards[shard]!.onServerEvent(serverId, event);
+      if (connection.here.has(shard)) this.local?.(shard)?.eventHere(serverId, event, connection.parts.get(shard)!);
+      else this.shards[shard]!.onServerEvent(serverId, event);
     } catch (error) {
       this.log.warn({ serverId, shard, event: event.kind, error: (error as Error).message }, 'sharded gateway: an event was not relayed');
     }

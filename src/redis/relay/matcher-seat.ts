@@ -1,12 +1,15 @@
 import type { CorePlace } from '../../app/build-core.js';
 import type { CoreHost } from '../../app/core-host.js';
 import { LocalDelivery } from '../../cluster/in-process/index.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
 import type { Log, TicketStore, Timers } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
+import type { Principal } from '../../security/tokens/principal.js';
+import { LocalCall, type LocalAnswering } from './local-call.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
-import { wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
-import { keptCheck } from './kept-check.js';
-import { RelayChannel, RelayListener, type Answering } from './relay-endpoints.js';
+import { redisUnavailable, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { checkKept, keptCheck } from './kept-check.js';
+import { RelayChannel, RelayListener, type Answering, type LocalRoute } from './relay-endpoints.js';
 
 export interface MatcherSeatOptions {
   readonly nodeId: string;
@@ -25,7 +28,28 @@ export interface MatcherSeatOptions {
   readonly reconnectGraceMs?: number;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
   readonly onCore?: (core: CoreHost | undefined) => void;
+  /** Runs the commit of the in-process inputs of this tick (default setImmediate: one MULTI per tick, not one per find). */
+  readonly defer?: (run: () => void) => void;
 }
+
+/** Something to tell a call of this node once the commit before it succeeded; `drop` when it never will be. */
+interface Delivery {
+  readonly run: () => void;
+  readonly drop: () => void;
+}
+
+const noop = () => undefined;
+
+/** A find of this node's own client, waiting for the tick's read of kept assignments. */
+interface Arrival {
+  readonly request: FindRequest;
+  readonly listener: TicketListener;
+  readonly moved: () => void;
+  readonly wanted: () => boolean;
+}
+
+/** A ticket's call as its owner holds it: relayed to a node, or this node's own, in process. */
+type SeatListener = RelayListener | LocalCall;
 
 /** Inbox entries read at a time. */
 const READ_COUNT = 500;
@@ -45,11 +69,20 @@ const NO_SERVER = /^no connected game server serves /;
  * servers re-announce through their nodes. Redis is behind an OwnerStore and time behind Timers,
  * so a test drives the owner step by step (`keepLease`, `step`) and kills it between any two.
  */
-export class MatcherSeat implements Answering {
+export class MatcherSeat implements Answering, LocalAnswering {
   private token: number | undefined;
   private core: CoreHost | undefined;
   /** The listener of each ticket's call, by ticket: kept until its last answer. */
-  private readonly listeners = new Map<string, RelayListener>();
+  private readonly listeners = new Map<string, SeatListener>();
+  /** This node's calls taken in process, until their last answer is told: handed back if the term ends first. */
+  private readonly localCalls = new Set<LocalCall>();
+  /** This node's finds of this tick, not yet taken (their kept assignments are read first, together). */
+  private arrivals: Arrival[] = [];
+  /** What the calls in process are told once the writes before it are committed. */
+  private deliveries: Delivery[] = [];
+  private commitQueued = false;
+  /** The last commit, its deliveries told: the next one tells its own after it. */
+  private committing: Promise<void> = Promise.resolve();
   private readonly channels = new Map<string, RelayChannel>();
   private lastRenewed = 0;
   /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
@@ -75,6 +108,114 @@ export class MatcherSeat implements Answering {
   /** Ticket calls this owner is answering (one listener each): falls back as they are answered. */
   get callsHeld(): number {
     return this.listeners.size;
+  }
+
+  /** True while this seat can take its node's own calls in process: it holds the term and its core is built. */
+  get serving(): boolean {
+    return this.token !== undefined && this.core !== undefined;
+  }
+
+  /**
+   * A find of this node's own client, taken in process (LocalCall): no inbox, no out stream. A
+   * ticket whose assignment an owner kept is answered from it, checked as a retry is (as
+   * relay-find does). Its writes are committed with the other in-process inputs of the tick,
+   * and the client is told only after that commit. `moved`: the term ended first, or it was not
+   * taken (the term ended, or the call is no longer `wanted`): its gateway routes it again or lets it go.
+   */
+  findHere(request: FindRequest, listener: TicketListener, moved: () => void, wanted: () => boolean = () => true): void {
+    if (this.token === undefined || !this.core) return moved();
+    this.arrivals.push({ request, listener, moved, wanted });
+    if (this.arrivals.length === 1) (this.options.defer ?? setImmediate)(() => this.takeArrivals());
+  }
+
+  /** The finds of a tick: their kept assignments in one read (one MGET: the shard's keys share a slot), then one step and one commit. */
+  private takeArrivals(): void {
+    const batch = this.arrivals;
+    this.arrivals = [];
+    const token = this.token;
+    if (batch.length === 0) return;
+    if (token === undefined) return batch.forEach((a) => a.moved());
+    this.store.keptAnswers(batch.map((a) => a.request.ticketId)).then(
+      (kept) => {
+        if (this.token !== token || !this.core) return batch.forEach((a) => a.moved());
+        this.applyHere(() => batch.forEach((arrival, i) => this.takeArrival(arrival, kept[i])));
+      },
+      (error: unknown) => {
+        for (const a of batch) {
+          if (a.wanted()) a.listener.fail(redisUnavailable(error), a.request.ticketId);
+          else a.moved();
+        }
+      },
+    );
+  }
+
+  private takeArrival({ request, listener, moved, wanted }: Arrival, kept: OutMessage | undefined): void {
+    const id = request.ticketId;
+    if (!wanted()) return moved();
+    if (kept?.k === 'update') {
+      try {
+        checkKept(request, kept.kept);
+      } catch (error) {
+        return listener.fail(error as MatchmakingError, id);
+      }
+      return listener.update(kept.update, id);
+    }
+    const held = this.listeners.get(id);
+    const call = held instanceof LocalCall && held.call === listener ? held : new LocalCall(this, this.options.nodeId, id, held?.kept ?? keptCheck(request), listener, moved);
+    if (call !== held) this.localCalls.add(call);
+    this.takeFind(request, held, call);
+  }
+
+  /** A cancel of a call this node holds in process; undefined when this seat does not serve (ask the relay). */
+  cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined {
+    const core = this.core;
+    if (this.token === undefined || !core) return undefined;
+    let cancelled = false;
+    this.applyHere(() => {
+      cancelled = core.cancel(ticketId, caller);
+    });
+    return new Promise<boolean>((resolve, reject) => {
+      this.deliver(
+        () => resolve(cancelled),
+        () => reject(new MatchmakingError('UNAVAILABLE', `CancelFind of "${ticketId.slice(0, 128)}": the matcher owner changed before it was written; retry`, 1000)),
+      );
+    });
+  }
+
+  /**
+   * A game server whose stream this node holds, announced in process (its orders come back in
+   * process, after their commit). `moved`: the term ended (or had): its gateway announces it to
+   * the next owner through the relay.
+   */
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void {
+    if (this.token === undefined || !this.core) return moved();
+    this.applyHere(() => this.takeHello(hello, this.options.nodeId, 0, { channel, moved }));
+  }
+
+  /** An event of a server announced in process. */
+  eventHere(serverId: string, event: ServerEvent, channel: ServerChannel): void {
+    const held = this.channels.get(serverId);
+    if (held?.local?.channel !== channel || !this.core) return;
+    this.applyHere(() => this.takeEvent(serverId, held, event));
+  }
+
+  /** A server announced in process left. */
+  byeHere(serverId: string, channel: ServerChannel): void {
+    const held = this.channels.get(serverId);
+    const core = this.core;
+    if (held?.local?.channel !== channel || !core) return;
+    this.channels.delete(serverId);
+    this.applyHere(() => core.disconnectServer(serverId, held));
+  }
+
+  /** This node's client went away from a call held in process. */
+  abandonHere(ticketId: string, listener: TicketListener): void {
+    const held = this.listeners.get(ticketId);
+    const core = this.core;
+    if (!(held instanceof LocalCall) || held.call !== listener || !core) return;
+    this.listeners.delete(ticketId);
+    this.localCalls.delete(held);
+    this.applyHere(() => core.abandon(ticketId, held));
   }
 
   /** Keeps the lease and reads the inbox on its own, until closed (a test calls keepLease and step itself). */
@@ -194,12 +335,27 @@ export class MatcherSeat implements Answering {
     this.options.log.warn({ node: this.options.nodeId, token: this.token, reason }, 'this node no longer runs the matcher');
     this.token = undefined;
     this.writes = [];
+    const untold = this.deliveries;
+    this.deliveries = [];
     this.core?.beginShutdown();
     this.core?.close();
     this.core = undefined;
+    const servers = [...this.channels.values()].flatMap((c) => (c.local ? [c.local] : []));
     this.listeners.clear();
     this.channels.clear();
     this.options.onCore?.(undefined);
+    dropAll(untold);
+    // This node's calls not yet answered for good, and its servers, go to the shard's next owner (it may be this node again).
+    const calls: { moved(): void }[] = [...servers, ...this.localCalls, ...this.arrivals];
+    this.arrivals = [];
+    this.localCalls.clear();
+    for (const call of calls) {
+      try {
+        call.moved();
+      } catch (error) {
+        this.options.log.warn({ error: (error as Error).message }, 'matcher: a call could not be routed to the next owner');
+      }
+    }
   }
 
   private async readLoop(token: number): Promise<void> {
@@ -239,7 +395,11 @@ export class MatcherSeat implements Answering {
       for (const [serverId, channel] of gone) {
         this.channels.delete(serverId);
         core.disconnectServer(serverId, channel);
+        // This node's own lapsed: its stream in process closes too, and the server says hello again.
+        const local = channel.local;
+        if (local) this.deliver(() => local.channel.close(new MatchmakingError('UNAVAILABLE', "this node's heartbeat lapsed: reconnect and send hello again")));
       }
+      if (gone.some(([, c]) => c.local)) this.commitSoon();
       if (gone.length > 0) this.serversMayReconnect();
       if (gone.length > 0) this.options.log.warn({ node, servers: gone.map(([id]) => id) }, "a node's heartbeat lapsed: its game servers are disconnected");
     }
@@ -272,20 +432,9 @@ export class MatcherSeat implements Answering {
         const id = message.request.ticketId;
         const held = this.listeners.get(id);
         // The same node asking again (it resends its finds when the owner changes) keeps its
-        // listener, so the core does not cancel the call it is answering. Another node's call is
-        // held only once the core took it: a refused one (another request under this id, another
-        // caller) leaves the owner's call in place.
+        // listener, so the core does not cancel the call it is answering.
         const listener = held?.node === message.node ? held : new RelayListener(this, message.node, id, held?.kept ?? keptCheck(message.request));
-        if (listener !== held) this.listeners.set(id, listener);
-        try {
-          core.find(message.request, listener);
-        } catch (error) {
-          if (listener !== held) {
-            if (held) this.listeners.set(id, held);
-            else this.listeners.delete(id);
-          }
-          listener.fail(this.whileServersReconnect(error as MatchmakingError));
-        }
+        this.takeFind(message.request, held, listener);
         return;
       }
       case 'cancel': {
@@ -306,45 +455,100 @@ export class MatcherSeat implements Answering {
         return;
       }
       case 'hello': {
-        const known = this.channels.get(message.hello.serverId);
-        if (known && known.node !== message.node && core.view.servers().some((s) => s.serverId === message.hello.serverId)) {
-          // The server moved to another node (its node died): the core keeps its games and the
-          // seats it reserved, which the server may not have heard of yet; only the route moves.
-          // An order lost with the old node resolves as the core expects: a creation times out
-          // and its tickets go back in line, a reservation is confirmed by the player joining.
-          known.node = message.node;
-          known.conn = message.conn;
-          this.options.log.info({ serverId: message.hello.serverId, node: message.node }, 'game server moved to another node');
-          return;
-        }
-        const channel = new RelayChannel(this, message.node, message.hello.serverId, message.conn);
-        this.channels.set(message.hello.serverId, channel);
-        try {
-          core.connectServer(message.hello, channel);
-        } catch (error) {
-          this.channels.delete(message.hello.serverId);
-          channel.close(error as MatchmakingError);
-        }
+        // A server this node's gateway holds in process: its relayed hello, event or bye is from
+        // before (the in-process hello re-announced what they told).
+        if (this.channels.get(message.hello.serverId)?.local && message.node === this.options.nodeId) return;
+        this.takeHello(message.hello, message.node, message.conn);
         return;
       }
       case 'bye': {
         const channel = this.channels.get(message.serverId);
-        if (channel?.node !== message.node) return;
+        if (channel?.node !== message.node || channel.local) return;
         this.channels.delete(message.serverId);
         core.disconnectServer(message.serverId, channel);
         return;
       }
       case 'event': {
         const channel = this.channels.get(message.serverId);
-        if (channel?.node !== message.node) return;
-        try {
-          core.onServerEvent(message.serverId, message.event);
-        } catch (error) {
-          channel.send({ kind: 'rejected', reason: wireError(error).message });
-        }
+        if (channel?.node !== message.node || channel.local) return;
+        this.takeEvent(message.serverId, channel, message.event);
         return;
       }
     }
+  }
+
+  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute): void {
+    const core = this.core;
+    if (!core) return;
+    const known = this.channels.get(hello.serverId);
+    if (known && known.node !== node && core.view.servers().some((s) => s.serverId === hello.serverId)) {
+      // The server moved to another node (its node died): the core keeps its games and the
+      // seats it reserved, which the server may not have heard of yet; only the route moves.
+      // An order lost with the old node resolves as the core expects: a creation times out
+      // and its tickets go back in line, a reservation is confirmed by the player joining.
+      known.node = node;
+      known.conn = conn;
+      known.local = local;
+      this.options.log.info({ serverId: hello.serverId, node }, 'game server moved to another node');
+      return;
+    }
+    const channel = new RelayChannel(this, node, hello.serverId, conn, local);
+    this.channels.set(hello.serverId, channel);
+    try {
+      core.connectServer(hello, channel);
+    } catch (error) {
+      this.channels.delete(hello.serverId);
+      channel.close(error as MatchmakingError);
+    }
+  }
+
+  private takeEvent(serverId: string, channel: RelayChannel, event: ServerEvent): void {
+    try {
+      this.core?.onServerEvent(serverId, event);
+    } catch (error) {
+      channel.send({ kind: 'rejected', reason: wireError(error).message });
+    }
+  }
+
+  /**
+   * Gives a find to the core under `listener`. Another call is held only once the core took it: a
+   * refused one (another request under this id, another caller) leaves the owner's call in place.
+   */
+  private takeFind(request: FindRequest, held: SeatListener | undefined, listener: SeatListener): void {
+    const core = this.core;
+    if (!core) return;
+    const id = request.ticketId;
+    if (listener !== held) this.listeners.set(id, listener);
+    try {
+      core.find(request, listener);
+    } catch (error) {
+      if (listener !== held) {
+        if (held) this.listeners.set(id, held);
+        else this.listeners.delete(id);
+      }
+      listener.fail(this.whileServersReconnect(error as MatchmakingError));
+    }
+  }
+
+  /** In-process inputs: applied now, committed with the rest of the tick's (one MULTI, not one per find). */
+  private applyHere(apply: () => void): void {
+    const batching = this.inInbox;
+    this.inInbox = true;
+    try {
+      apply();
+    } finally {
+      this.inInbox = batching;
+      this.commitSoon();
+    }
+  }
+
+  private commitSoon(): void {
+    if (this.commitQueued) return;
+    this.commitQueued = true;
+    (this.options.defer ?? setImmediate)(() => {
+      this.commitQueued = false;
+      void this.commit();
+    });
   }
 
   private serversMayReconnect(): void {
@@ -366,25 +570,60 @@ export class MatcherSeat implements Answering {
     if (this.token !== undefined) this.writes.push(write);
   }
 
-  /** The step's writes, in one fenced transaction; a refusal or a failure ends this node's term. */
-  private async commit(): Promise<void> {
+  /**
+   * The step's writes, in one fenced transaction; a refusal or a failure ends this node's term.
+   * Then, in order after the commit before it, what this node's own calls are told: only once
+   * written, never after the term ended (those calls go to the next owner, who has the records).
+   */
+  private commit(): Promise<void> {
     const token = this.token;
     const writes = this.writes;
+    const deliveries = this.deliveries;
     this.writes = [];
-    if (token === undefined || writes.length === 0) return;
-    try {
-      if ((await this.store.commit(token, writes)) === 'refused') {
-        this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
-        if (this.token === token) this.stepDown('stale token');
+    this.deliveries = [];
+    if (token === undefined) return Promise.resolve(dropAll(deliveries));
+    if (writes.length === 0 && deliveries.length === 0) return Promise.resolve();
+    const before = this.committing;
+    const written = writes.length === 0 ? Promise.resolve('written' as const) : this.store.commit(token, writes);
+    const done = (async () => {
+      try {
+        if ((await written) === 'refused') {
+          this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
+          if (this.token === token) this.stepDown('stale token');
+        }
+      } catch (error) {
+        this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
+        if (this.token === token) this.stepDown('a step could not be written');
       }
-    } catch (error) {
-      this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
-      if (this.token === token) this.stepDown('a step could not be written');
-    }
+      await before;
+      if (this.token !== token) return dropAll(deliveries);
+      for (const delivery of deliveries) {
+        try {
+          delivery.run();
+        } catch (error) {
+          this.options.log.warn({ error: (error as Error).message }, 'matcher: a call could not be told');
+        }
+      }
+    })();
+    this.committing = done;
+    return done;
+  }
+
+  deliver(run: () => void, drop: () => void = noop): void {
+    if (this.token === undefined) return drop();
+    this.deliveries.push({ run, drop });
+  }
+
+  keep(ticketId: string, message: OutMessage): void {
+    this.write({ kind: 'kept', ticketId, message });
+  }
+
+  settled(call: LocalCall): void {
+    this.localCalls.delete(call);
   }
 
   /** The call a listener answered is over (assigned, or failed): the owner forgets its listener. */
-  answered(ticketId: string, listener: RelayListener): void {
+  answered(ticketId: string, listener: TicketListener): void {
     if (this.listeners.get(ticketId) === listener) this.listeners.delete(ticketId);
   }
 
@@ -392,4 +631,8 @@ export class MatcherSeat implements Answering {
   answer(node: string, message: OutMessage): void {
     this.write({ kind: 'answer', node, message });
   }
+}
+
+function dropAll(deliveries: readonly Delivery[]): void {
+  for (const delivery of deliveries) delivery.drop();
 }

@@ -19,7 +19,9 @@ export type OwnerWrite =
   /** A waiting ticket stored (its place kept for a new owner), or removed when `record` is undefined. */
   | { readonly kind: 'record'; readonly ticketId: string; readonly record: TicketRecord | undefined }
   /** Requests applied: acknowledged and removed from the inbox. */
-  | { readonly kind: 'ack'; readonly entryIds: readonly string[] };
+  | { readonly kind: 'ack'; readonly entryIds: readonly string[] }
+  /** An assignment of a call answered in process (the owner's own node): only kept for a client that resumes elsewhere. */
+  | { readonly kind: 'kept'; readonly ticketId: string; readonly message: OutMessage };
 
 /**
  * What the matcher owner reads and writes in Redis, as a few typed calls (so a test can run the
@@ -39,6 +41,8 @@ export interface OwnerStore {
   claimPending(minIdleMs: number, cursor: string): Promise<{ readonly next: string; readonly entries: readonly InboxEntry[] }>;
   /** New requests, waiting up to `blockMs` for some. */
   readInbox(count: number, blockMs: number): Promise<InboxEntry[]>;
+  /** The assignments kept for these tickets (an owner assigned them), read before this node's finds are taken in process. */
+  keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]>;
   /** One step's writes in order, in one transaction: 'refused' (nothing written) unless `token` is the newest. */
   commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'>;
   /** The nodes among these whose heartbeat lapsed. */
@@ -107,6 +111,12 @@ export class RedisOwnerStore implements OwnerStore {
     }
   }
 
+  async keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]> {
+    // One slot (the shard's tag): one MGET, a Redis Cluster included.
+    const kept = await this.client.mget(...ticketIds.map((id) => this.keys.assigned(id)));
+    return kept.map((k) => (k === null ? undefined : decode<OutMessage>(k)));
+  }
+
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
     const multi = this.client.multi() as unknown as Multi;
     for (const write of writes) this.add(multi, token, write);
@@ -143,6 +153,9 @@ export class RedisOwnerStore implements OwnerStore {
         return;
       case 'ack':
         if (write.entryIds.length > 0) multi.gfRelayAck!(fence, this.keys.inbox, token, OWNER_GROUP, ...write.entryIds);
+        return;
+      case 'kept':
+        multi.gfRelayKeep!(fence, this.keys.assigned(write.ticketId), token, encode(write.message), this.assignmentKeptMs);
         return;
     }
   }

@@ -6,7 +6,15 @@ import { wireError, type KeptCheck, type OutMessage } from './relay-codec.js';
 export interface Answering {
   answer(node: string, message: OutMessage): void;
   /** The listener's call got its last answer. */
-  answered(ticketId: string, listener: RelayListener): void;
+  answered(ticketId: string, listener: TicketListener): void;
+  /** Runs `run` once the commit holding the writes made so far has succeeded (for a route in process). */
+  deliver(run: () => void): void;
+}
+
+/** A server's stream held by the owner's own node, reached in process; `moved` when the term ends. */
+export interface LocalRoute {
+  readonly channel: ServerChannel;
+  readonly moved: () => void;
 }
 
 /** A ticket's listener on the owner: its updates go to the node holding the client's stream. */
@@ -31,7 +39,10 @@ export class RelayListener implements TicketListener {
   }
 }
 
-/** A game server's stream as the owner sees it: orders go to the node holding the stream. */
+/**
+ * A game server's stream as the owner sees it: orders go to the node holding the stream, on its
+ * out stream, or in process when that node is the owner's own (`local`), once committed.
+ */
 export class RelayChannel implements ServerChannel {
   constructor(
     private readonly seat: Answering,
@@ -40,14 +51,20 @@ export class RelayChannel implements ServerChannel {
     private readonly serverId: string,
     /** Which of the server's connections on that node this is. */
     public conn: number,
+    /** The stream is the owner node's own: no out stream, no JSON. */
+    public local?: LocalRoute,
   ) {}
 
   send(order: ServerOrder): void {
-    this.seat.answer(this.node, { k: 'order', serverId: this.serverId, conn: this.conn, order });
+    const local = this.local;
+    if (local) this.seat.deliver(() => local.channel.send(order));
+    else this.seat.answer(this.node, { k: 'order', serverId: this.serverId, conn: this.conn, order });
   }
 
   close(error: MatchmakingError): void {
-    this.seat.answer(this.node, { k: 'close', serverId: this.serverId, conn: this.conn, error: wireError(error) });
+    const local = this.local;
+    if (local) this.seat.deliver(() => local.channel.close(error));
+    else this.seat.answer(this.node, { k: 'close', serverId: this.serverId, conn: this.conn, error: wireError(error) });
   }
 }
 

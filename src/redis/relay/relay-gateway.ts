@@ -21,7 +21,8 @@ interface PendingCancel {
  * to it again with this hello, and its stream stays open.
  */
 export interface ReannouncingChannel extends ServerChannel {
-  reannounce(): ServerHello;
+  /** Undefined: the new owner is the node's own seat, which was told in process; the relay lets the server go. */
+  reannounce(): ServerHello | undefined;
 }
 
 const canReannounce = (channel: ServerChannel): channel is ReannouncingChannel => typeof (channel as Partial<ReannouncingChannel>).reannounce === 'function';
@@ -270,9 +271,11 @@ export class RelayGateway implements CoordinatorCommands {
       if (!sayBye && canReannounce(channel)) {
         // A new owner: told of the server again on a new connection number (the old owner's
         // orders still on their way are dropped, as after a reconnect); the stream stays open.
+        const hello = channel.reannounce();
+        if (hello === undefined) continue;
         const conn = ++this.connections;
         this.servers.set(serverId, { channel, conn });
-        this.send({ k: 'hello', node: this.nodeId, conn, hello: channel.reannounce() });
+        this.send({ k: 'hello', node: this.nodeId, conn, hello });
         continue;
       }
       if (sayBye) this.send({ k: 'bye', node: this.nodeId, serverId });

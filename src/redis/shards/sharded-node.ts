@@ -69,6 +69,8 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const cores = new Map<number, CoreHost>();
   const seats = new Map<number, Promise<MatcherSeat>>();
+  /** The seats made so far, by shard: a find for a shard whose seat serves is taken in process. */
+  const madeSeats = new Map<number, MatcherSeat>();
   const seatOf = (shard: number): Promise<MatcherSeat> => {
     let seat = seats.get(shard);
     if (!seat) {
@@ -99,6 +101,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
         });
       })();
+      seat.then((made) => madeSeats.set(shard, made), () => undefined);
       seats.set(shard, seat);
     }
     return seat;
@@ -122,7 +125,10 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
               seat?.letGo('restoring failed');
               options.log.warn({ node: nodeId, shard, error: (error as Error).message }, 'a shard could not be taken up; retrying');
             }
-            if (!seat) seats.delete(shard);
+            if (!seat) {
+              seats.delete(shard);
+              madeSeats.delete(shard);
+            }
             await new Promise((r) => setTimeout(r, beat));
           }
         };
@@ -136,7 +142,9 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   const maintain = setInterval(() => {
     for (const shard of keeper.ownedShards().keys()) void seats.get(shard)?.then((seat) => seat.maintain(), () => undefined).catch(() => undefined);
   }, beat);
-  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard));
+  // A shard whose seat serves here takes this node's finds in process (a stale term's writes are refused by the fence).
+  const local = (shard: number) => madeSeats.get(shard);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard), local);
   // The slow grant loop: this node's servers' slots re-apportioned to their shards by demand.
   const granting = setInterval(() => {
     try {

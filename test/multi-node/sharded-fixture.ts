@@ -1,0 +1,163 @@
+import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
+import type { CoreHost } from '../../src/app/core-host.js';
+import { PlayerClaims } from '../../src/cluster/in-process/index.js';
+import { ShardedGateway, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
+import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
+import { silentLog } from '../../src/coordinator/ports.js';
+import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
+import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
+import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
+import { ManualTimers } from '../coordinator/fixture.js';
+import { FakeRelay } from './fake-relay.js';
+import { LEASE_MS, Player, settled } from './in-process-cluster.js';
+
+/**
+ * Factories sharded across nodes, in this process: every shard has its own relay (a FakeRelay:
+ * its own key space, as `{s:<n>}` keys are in Redis) and its own owner, each node a gateway per
+ * shard behind one ShardedGateway, on the test's manual clock. Nothing moves on its own: the test
+ * takes leases (`own`), watches owners (`watch`) and moves every seat and gateway (`settle`).
+ */
+export const SHARDS = 4;
+export const CONFIG = parseConfig(`
+placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
+factories:
+  - { name: bravo, cooperative: { maxPlayers: 1 } }
+  - { name: delta, cooperative: { maxPlayers: 1 } }
+  - { name: echo, cooperative: { maxPlayers: 1 } }
+  - { name: alpha, cooperative: { maxPlayers: 1 } }
+`);
+export const FACTORIES = ['bravo', 'delta', 'echo', 'alpha'];
+
+export class ShardedNode {
+  readonly gateways: RelayGateway[];
+  readonly seats: MatcherSeat[];
+  readonly cores = new Map<number, CoreHost>();
+  readonly gateway: ShardedGateway;
+
+  constructor(
+    readonly id: string,
+    relays: readonly FakeRelay[],
+    timers: ManualTimers,
+    /** One live ticket per player across shards (in Redis in a real cluster). */
+    shared: PlayerClaims,
+    options: ClusterOptions = {},
+  ) {
+    let n = 0;
+    const environment = coreEnvironment(CONFIG, { now: () => timers.now, timers, log: silentLog, newId: () => `${id}-${++n}`, random: () => 0.5 });
+    this.gateways = relays.map((relay) => new RelayGateway(relay.gateway(id, LEASE_MS), id, CONFIG.templates, silentLog, timers, LEASE_MS / 3));
+    this.seats = relays.map(
+      (relay, shard) =>
+        new MatcherSeat(options.ownerStore?.(id, shard, relay) ?? relay.owner(id, LEASE_MS), {
+          nodeId: id,
+          leaseMs: LEASE_MS,
+          log: silentLog,
+          now: () => timers.now,
+          timers,
+          build: (place) => {
+            const local = new PlayerClaims();
+            return buildCore(CONFIG, environment, {
+              ...place,
+              players: {
+                claim: (t, ps) => local.claim(t, ps),
+                holder: (p) => local.holder(p),
+                release: (t, ps) => {
+                  local.release(t, ps);
+                  shared.release(t, ps);
+                },
+              },
+            });
+          },
+          onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
+        }),
+    );
+    const claims: SharedPlayerClaims = {
+      claim: async (t, ps) => shared.claim(t, ps),
+      release: async (t, ps) => shared.release(t, ps),
+    };
+    // A shard this node owns takes its own clients' finds in process, as a real node does.
+    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog, claims, undefined, options.relayOnly ? undefined : (shard) => this.seats[shard]);
+  }
+
+  /** Takes (or keeps) the leases of these shards. */
+  async own(shards: readonly number[]): Promise<void> {
+    for (const shard of shards) await this.seats[shard]!.keepLease();
+  }
+
+  async watch(): Promise<void> {
+    for (const g of this.gateways) await g.watchOwner();
+  }
+}
+
+/** Moves every node until four rounds in a row move nothing (a player claim, a read of kept assignments and a commit resolve between rounds, each a tick apart). */
+export async function settle(nodes: readonly ShardedNode[]): Promise<void> {
+  let quiet = 0;
+  for (let round = 0; round < 50; round++) {
+    await new Promise((r) => setImmediate(r));
+    let moved = 0;
+    for (const node of nodes) {
+      for (const seat of node.seats) moved += (await settled(seat.step(0))) ?? 0;
+      for (const gateway of node.gateways) moved += (await settled(gateway.pump(0))) ?? 0;
+    }
+    quiet = moved === 0 ? quiet + 1 : 0;
+    if (quiet === 4) return;
+  }
+  throw new Error('the cluster did not settle in 50 rounds');
+}
+
+/** A game server hosting every factory, on one node's sharded gateway. */
+export class Server {
+  orders: ServerOrder[] = [];
+  private channel: ServerChannel | undefined;
+  constructor(
+    readonly serverId: string,
+    readonly maxGames: number,
+    private readonly node: CoordinatorCommands,
+  ) {}
+  connect(): string[] {
+    const channel: ServerChannel = {
+      send: (order) => this.channel === channel && this.orders.push(order),
+      close: () => {
+        if (this.channel === channel) this.channel = undefined;
+      },
+    };
+    this.channel = channel;
+    return this.node.connectServer(
+      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: [] },
+      channel,
+    );
+  }
+  get connected(): boolean {
+    return this.channel !== undefined;
+  }
+  reconnectIfClosed(): void {
+    if (!this.channel) this.connect();
+  }
+  creates() {
+    return this.orders.filter((o): o is Extract<ServerOrder, { kind: 'createGame' }> => o.kind === 'createGame');
+  }
+  confirmAll(): void {
+    for (const order of this.creates()) this.node.onServerEvent(this.serverId, { kind: 'gameCreated', requestId: order.requestId, gameId: `g-${order.playerIds[0]}` });
+    this.orders = this.orders.filter((o) => o.kind !== 'createGame');
+  }
+}
+
+export function findIn(factory: string, p: Player): FindRequest {
+  return { ...p.request(), template: factory, partition: new Map() };
+}
+
+export interface ClusterOptions {
+  /** A node's owner store of a shard (a test wraps the fake to fail or freeze it). */
+  readonly ownerStore?: (node: string, shard: number, relay: FakeRelay) => OwnerStore | undefined;
+  /** Every find crosses the relay, even to a shard the node owns (the path before in-process finds). */
+  readonly relayOnly?: boolean;
+}
+
+export function cluster(options: ClusterOptions = {}) {
+  const timers = new ManualTimers();
+  const relays = Array.from({ length: SHARDS }, () => new FakeRelay(() => timers.now));
+  const shared = new PlayerClaims();
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers, shared, options)) as [ShardedNode, ShardedNode, ShardedNode];
+  return { timers, relays, a, b, c, all: [a, b, c] };
+}
