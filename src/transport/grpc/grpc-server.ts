@@ -104,9 +104,10 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
     'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs,
     'grpc.keepalive_permit_without_calls': 1,
-    // Nothing here serves channelz; with it on, grpc-js gives every call an event tracker (an
-    // object and four closures for the call's life) and stamps Date.now() on every message.
-    'grpc.enable_channelz': 0,
+    // Channelz stays on although nothing here serves it (it costs an event tracker per call): with
+    // it off, grpc-js 1.x's session handler does not register sessions where forceShutdown looks
+    // for them, so a stopped coordinator leaves its clients' streams open (their calls never end;
+    // test/integration/placement.test.ts, "original order back", hangs).
     interceptors: interceptorChain({
       log: options.log,
       now: options.now,
