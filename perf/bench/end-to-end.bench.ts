@@ -51,10 +51,11 @@ async function heapSnapshot(pid: number, dir: string): Promise<void> {
 
 /** A fresh coordinator process (factories.yaml, plaintext on loopback); warms up, then measures. */
 async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 10)): Promise<Measured> {
+  const entry = coordinatorEntry(); // builds first: a failed build leaves no data directory behind
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
   let metricsPort: string | undefined;
   const coordinator = await startServerChild(
-    [...coordinatorEntry(), 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
+    [...entry, 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
     (line) => {
       metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);

@@ -65,11 +65,12 @@ async function measureHeldStreams(calls: number): Promise<WaitingMemory> {
 /** One fresh coordinator, N waiting tickets of one shape, its RSS before and after. */
 export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number): Promise<WaitingMemory> {
   if (shape === 'floor') return measureHeldStreams(tickets);
+  const entry = coordinatorEntry(); // builds first: a failed build leaves no directory behind
   const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
   const configPath = join(dir, 'factories.yaml');
   writeFileSync(configPath, WAITING_CONFIG);
   const coordinator = await startServerChild(
-    [...coordinatorEntry(), 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
+    [...entry, 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
     (line) => {
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;

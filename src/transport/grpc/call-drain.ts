@@ -1,7 +1,7 @@
-import { Metadata, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import { MatchmakingError } from '../../errors/index.js';
+import type { CallConcern, CallHandle, CallHooks } from './interceptors/call-hooks.js';
 import type { CallGate } from './interceptors/index.js';
-import { passThrough } from './interceptors/pass-through.js';
 
 /** Health checks keep answering (NOT_SERVING) while the rest is refused. */
 const isHealth = (path: string) => path.startsWith('/grpc.health.v1.Health/');
@@ -14,7 +14,7 @@ const isHealth = (path: string) => path.startsWith('/grpc.health.v1.Health/');
  */
 export class CallDrain {
   private draining = false;
-  private readonly streams = new Set<ServerInterceptingCall>();
+  private readonly streams = new Set<CallHandle>();
 
   constructor(private readonly retryAfterMs: number) {}
 
@@ -30,18 +30,13 @@ export class CallDrain {
     this.draining && !isHealth(call.method) ? new MatchmakingError('UNAVAILABLE', 'the coordinator is draining; retry', this.retryAfterMs) : undefined;
 
   /** Keeps every open stream (not health watches) until it ends. */
-  readonly interceptor: ServerInterceptor = (method, call) => {
-    if (!(method.requestStream || method.responseStream) || isHealth(method.path)) return passThrough(call);
-    const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {
-      start: (next) => next({ onCancel: () => this.streams.delete(intercepting) }),
-      sendStatus: (s, next) => {
-        this.streams.delete(intercepting);
-        next(s);
-      },
-    });
-    this.streams.add(intercepting);
-    return intercepting;
+  readonly concern: CallConcern = (call) => {
+    if (!call.streaming || isHealth(call.method.path)) return undefined;
+    this.streams.add(call);
+    return this.forgetOnEnd;
   };
+
+  private readonly forgetOnEnd: CallHooks = { onEnd: (_status, call) => this.streams.delete(call) };
 
   /** From now on every new call but health is refused. */
   refuseNewCalls(): void {
@@ -55,7 +50,7 @@ export class CallDrain {
     for (const stream of open) {
       const metadata = new Metadata();
       metadata.set('retry-after-ms', String(this.retryAfterMs));
-      stream.sendStatus({ code: status.UNAVAILABLE, details: 'the coordinator is draining; reconnect and retry', metadata });
+      stream.end({ code: status.UNAVAILABLE, details: 'the coordinator is draining; reconnect and retry', metadata });
     }
     return open.length;
   }

@@ -18,7 +18,7 @@ import {
 } from '../../generated/gamefactory/v1/admin.js';
 import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
 import { CallDrain } from './call-drain.js';
-import { requestDecodingInterceptor, tolerantService } from './request-decoding.js';
+import { requestDecoding, tolerantService } from './request-decoding.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
@@ -104,16 +104,17 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
     'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs,
     'grpc.keepalive_permit_without_calls': 1,
-    // Channelz stays on although nothing here serves it (it costs an event tracker per call): with
-    // it off, grpc-js 1.x's session handler does not register sessions where forceShutdown looks
-    // for them, so a stopped coordinator leaves its clients' streams open (their calls never end;
-    // test/integration/placement.test.ts, "original order back", hangs).
+    // Not 'grpc.enable_channelz': 0, though nothing serves channelz and it costs every call an
+    // event tracker (an object and four closures) and a Date.now() per message: in grpc-js 1.14.7
+    // forceShutdown only destroys the sessions channelz recorded, so with it off a shutdown left
+    // open streams hanging (test/integration/placement.test.ts, the restart case).
     interceptors: interceptorChain({
       log: options.log,
       now: options.now,
       gates: [drain.gate, ...(options.gates ?? [])],
       // Undecodable requests end before anything reads them; open streams are kept for a drain.
-      extra: [requestDecodingInterceptor(options.onLimit), drain.interceptor, ...(options.extra ?? [])],
+      concerns: [requestDecoding(options.onLimit), drain.concern],
+      extra: options.extra,
       onCallEnded: options.onCallEnded,
       unaryLimitMs: options.unaryLimitMs,
     }),

@@ -1,10 +1,11 @@
-import { ServerInterceptingCall, status, type ServerInterceptor, type ServiceDefinition } from '@grpc/grpc-js';
+import { status, type ServiceDefinition } from '@grpc/grpc-js';
+import type { CallConcern, CallHooks } from './interceptors/call-hooks.js';
 
 /**
  * A request whose bytes could not become a message. grpc-js answers a requestDeserialize that
  * throws with INTERNAL "Error deserializing request" before any interceptor or handler runs
  * (found by the fuzzer); a tolerant deserializer returns this instead, and
- * `requestDecodingInterceptor` ends the call with the right code, naming the problem.
+ * `requestDecoding` ends the call with the right code, naming the problem.
  */
 export class UndecodableRequest {
   constructor(
@@ -42,29 +43,14 @@ export function tolerantService<S extends ServiceDefinition>(service: S, maxMess
   return wrapped as S;
 }
 
-/** Ends a call whose request could not be decoded, before any later interceptor or the handler sees it. */
-export function requestDecodingInterceptor(onLimit?: (limit: 'maxMessageBytes', peer: string) => void): ServerInterceptor {
-  return (_method, call) => {
-    let ended = false;
-    const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {
-      start: (next) =>
-        next({
-          onReceiveMessage: (message, nextMessage) => {
-            if (ended) return;
-            if (message instanceof UndecodableRequest) {
-              ended = true;
-              if (message.limit) onLimit?.(message.limit, call.getPeer());
-              intercepting.sendStatus({ code: status[message.code], details: message.message });
-              return;
-            }
-            nextMessage(message);
-          },
-        }),
-      sendStatus: (s, next) => {
-        ended = true;
-        next(s);
-      },
-    });
-    return intercepting;
+/** Ends a call whose request could not be decoded, before any later concern or the handler sees it. */
+export function requestDecoding(onLimit?: (limit: 'maxMessageBytes', peer: string) => void): CallConcern {
+  const hooks: CallHooks = {
+    onMessage(message, call) {
+      if (!(message instanceof UndecodableRequest)) return undefined;
+      if (message.limit) onLimit?.(message.limit, call.peer());
+      return { code: status[message.code], details: message.message };
+    },
   };
+  return () => hooks;
 }

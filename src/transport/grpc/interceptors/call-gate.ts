@@ -1,6 +1,7 @@
-import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status, type Metadata, type ServerInterceptor } from '@grpc/grpc-js';
+import { status, type Metadata } from '@grpc/grpc-js';
 import { MatchmakingError } from '../../../errors/index.js';
 import { toServiceError } from '../status.js';
+import type { CallConcern, CallHooks, CallStatus } from './call-hooks.js';
 
 /** What a gate knows about a call before its handler runs. */
 export interface CallInfo {
@@ -19,31 +20,26 @@ export interface CallInfo {
  */
 export type CallGate = (call: CallInfo) => MatchmakingError | undefined | Promise<MatchmakingError | undefined>;
 
-/** Runs the gates on each call's metadata. */
-export function gateInterceptor(gates: readonly CallGate[]): ServerInterceptor {
-  return (method, call) => {
-    const streaming = method.requestStream || method.responseStream;
-    const listener = new ServerListenerBuilder()
-      .withOnReceiveMetadata((metadata, next) => {
-        const info: CallInfo = { method: method.path, metadata, peer: call.getPeer(), streaming };
-        const refuse = (refusal: MatchmakingError) => {
-          const e = toServiceError(refusal);
-          call.sendStatus({ code: e.code ?? status.INTERNAL, details: e.details ?? refusal.message, metadata: e.metadata });
-        };
-        const unchecked = () => call.sendStatus({ code: status.UNAVAILABLE, details: 'the request could not be checked; retry' });
-        let answer: ReturnType<typeof runGates>;
-        try {
-          answer = runGates(gates, info, 0);
-        } catch {
-          return unchecked();
-        }
-        // Gates that answer at once (the drain gate, token checks) let the call on in the same turn.
-        if (!isPromise(answer)) return answer ? refuse(answer) : next(metadata);
-        answer.then((refusal) => (refusal ? refuse(refusal) : next(metadata)), unchecked);
-      })
-      .build();
-    return new ServerInterceptingCall(call, new ResponderBuilder().withStart((next) => next(listener)).build());
+/**
+ * Runs the gates on each call's metadata. Gates that answer at once (the drain gate, token
+ * checks) let the call on in the same turn, without a promise; one that throws or rejects ends
+ * the call UNAVAILABLE (the chain's rule for a metadata hook).
+ */
+export function callGates(gates: readonly CallGate[]): CallConcern {
+  // The same hooks for every call: nothing of a call is kept past its metadata.
+  const hooks: CallHooks = {
+    onMetadata(metadata, call) {
+      const answer = runGates(gates, { method: call.method.path, metadata, peer: call.peer(), streaming: call.streaming }, 0);
+      return isPromise(answer) ? answer.then(asStatus) : asStatus(answer);
+    },
   };
+  return () => (gates.length === 0 ? undefined : hooks);
+}
+
+function asStatus(refusal: Refusal): CallStatus | undefined {
+  if (!refusal) return undefined;
+  const e = toServiceError(refusal);
+  return { code: e.code ?? status.INTERNAL, details: e.details ?? refusal.message, metadata: e.metadata };
 }
 
 type Refusal = MatchmakingError | undefined;

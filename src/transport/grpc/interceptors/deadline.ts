@@ -1,5 +1,5 @@
-import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status, type ServerInterceptor } from '@grpc/grpc-js';
-import { passThrough } from './pass-through.js';
+import { status } from '@grpc/grpc-js';
+import type { CallConcern } from './call-hooks.js';
 
 /**
  * Unary calls get at most `unaryLimitMs` on the server, whatever deadline the client set (or
@@ -7,35 +7,19 @@ import { passThrough } from './pass-through.js';
  * resources. Streams live as long as their ticket or server connection; a deadline the client
  * sets on them is enforced by grpc-js itself.
  */
-export function deadlineInterceptor(unaryLimitMs: number): ServerInterceptor {
-  return (method, call) => {
-    if (method.requestStream || method.responseStream) return passThrough(call);
+export function unaryDeadline(unaryLimitMs: number): CallConcern {
+  return (call) => {
+    if (call.streaming) return undefined;
     let timer: NodeJS.Timeout | undefined;
-    let ended = false;
-    const stop = () => {
-      ended = true;
-      if (timer) clearTimeout(timer);
-    };
-    const listener = new ServerListenerBuilder()
-      .withOnReceiveMetadata((metadata, next) => {
-        timer = setTimeout(() => {
-          if (ended) return;
-          ended = true;
-          intercepting.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `${method.path}: not answered within ${unaryLimitMs} ms` });
-        }, unaryLimitMs);
+    return {
+      onMetadata() {
+        timer = setTimeout(() => call.end({ code: status.DEADLINE_EXCEEDED, details: `${call.method.path}: not answered within ${unaryLimitMs} ms` }), unaryLimitMs);
         timer.unref?.();
-        next(metadata);
-      })
-      .withOnCancel(stop)
-      .build();
-    const responder = new ResponderBuilder()
-      .withStart((next) => next(listener))
-      .withSendStatus((s, next) => {
-        stop();
-        next(s);
-      })
-      .build();
-    const intercepting = new ServerInterceptingCall(call, responder);
-    return intercepting;
+        return undefined;
+      },
+      onEnd() {
+        if (timer) clearTimeout(timer);
+      },
+    };
   };
 }

@@ -1,5 +1,6 @@
-import { ResponderBuilder, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import type { Log } from '../../../coordinator/ports.js';
+import type { CallConcern } from './call-hooks.js';
 
 /** One finished call, as the request log and any metric hooked to it see it. */
 export interface CallRecord {
@@ -13,22 +14,22 @@ export interface CallRecord {
 
 /**
  * Logs every call when it ends: method, peer, status and duration. Successful calls at debug,
- * refusals at info, INTERNAL/UNKNOWN (which the core should never produce) at warn.
+ * refusals at info, INTERNAL/UNKNOWN (which the core should never produce) at warn. A call the
+ * peer cancelled sends no status and is not logged.
  */
-export function requestLogInterceptor(log: Log, now: () => number, onCallEnded?: (record: CallRecord) => void): ServerInterceptor {
-  return (method, call) => {
+export function requestLog(log: Log, now: () => number, onCallEnded?: (record: CallRecord) => void): CallConcern {
+  return (call) => {
     const started = now();
-    const responder = new ResponderBuilder()
-      .withSendStatus((s, next) => {
-        const record: CallRecord = { method: method.path, peer: call.getPeer(), code: s.code, details: s.details ?? '', durationMs: now() - started };
+    return {
+      onEnd(s) {
+        if (!s) return;
+        const record: CallRecord = { method: call.method.path, peer: call.peer(), code: s.code, details: s.details ?? '', durationMs: now() - started };
         const fields = { method: record.method, peer: record.peer, code: status[record.code], durationMs: record.durationMs };
         if (s.code === status.OK) log.debug(fields, 'grpc call');
         else if (s.code === status.INTERNAL || s.code === status.UNKNOWN) log.warn({ ...fields, details: record.details }, 'grpc call failed');
         else log.info({ ...fields, details: record.details }, 'grpc call refused');
         onCallEnded?.(record);
-        next(s);
-      })
-      .build();
-    return new ServerInterceptingCall(call, responder);
+      },
+    };
   };
 }
