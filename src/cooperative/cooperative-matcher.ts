@@ -63,7 +63,7 @@ export class CooperativeMatcher {
       gameId,
       attributes: new Map(game.attributes),
       playerIds: [...game.players],
-      reservedPlayerIds: [...game.seats.keys()],
+      reservedPlayerIds: game.seats().map(([playerId]) => playerId),
       open: game.open,
       openSlots: openSlotsOf(game, this.config.maxPlayers),
       startedAt: game.startedAt,
@@ -120,7 +120,7 @@ export class CooperativeMatcher {
     const game = this.games.get(gameId);
     if (game === undefined) return undefined;
     this.detach(game);
-    const reservations = new Set(game.seats.values());
+    const reservations = new Set(game.seats().map(([, reservation]) => reservation));
     for (const reservation of reservations) this.reservations.delete(reservation);
     game.freeAllSeats();
     this.games.delete(gameId);
@@ -250,7 +250,7 @@ export class CooperativeMatcher {
     const reservation: Reservation = {
       token,
       game,
-      pendingPlayers: new Set(playerIds),
+      pendingPlayers: [...playerIds],
       expiresAt: now + this.config.reservationMs,
       heapIndex: -1,
     };
@@ -268,18 +268,19 @@ export class CooperativeMatcher {
     const game = reservation.game;
     this.beforeChange(game);
     for (const playerId of reservation.pendingPlayers) game.freeSeat(playerId);
-    reservation.pendingPlayers.clear();
+    reservation.pendingPlayers.length = 0;
     this.afterChange(game);
     this.reservations.delete(reservation);
   }
 
   /** Takes the player's promised seat, if any, out of its reservation (ending it when empty). */
   private consumeSeat(game: GameRecord, playerId: string): void {
-    const reservation = game.seats.get(playerId);
+    const reservation = game.seatOf(playerId);
     if (reservation === undefined) return;
     game.freeSeat(playerId);
-    reservation.pendingPlayers.delete(playerId);
-    if (reservation.pendingPlayers.size === 0) this.reservations.delete(reservation);
+    const pending = reservation.pendingPlayers;
+    pending.splice(pending.indexOf(playerId), 1);
+    if (pending.length === 0) this.reservations.delete(reservation);
   }
 
   /**

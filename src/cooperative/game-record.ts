@@ -6,7 +6,13 @@ import type { HeapItem } from '../collections/indexed-heap.js';
  * a change is applied once here and then each index is told to re-position the game.
  */
 export class GameRecord {
-  /** Promised seats, by player; allocated only while there are some (most games have none). */
+  /**
+   * Promised seats: one is kept in the two fields below, more in a Map by player (in promise
+   * order), allocated only while there are two or more. Most games hold none or one, and a Map
+   * per reservation was 190 bytes of garbage per reserve (perf/PROFILE.md).
+   */
+  private seatPlayer: string | undefined;
+  private seatReservation: Reservation | undefined;
   private seatMap: Map<string, Reservation> | undefined;
   /**
    * The open-game index's view of the game (see OpenGameIndex): the buckets of every subset of
@@ -44,39 +50,64 @@ export class GameRecord {
     this.playerCount = players.size;
   }
 
-  /** Promised seats, by the player they are promised to. */
-  get seats(): ReadonlyMap<string, Reservation> {
-    return this.seatMap ?? NO_SEATS;
+  /** The reservation holding a seat for this player, if any. */
+  seatOf(playerId: string): Reservation | undefined {
+    if (this.seatMap !== undefined) return this.seatMap.get(playerId);
+    return this.seatPlayer === playerId ? this.seatReservation : undefined;
   }
 
+  /** Promised seats as [player, reservation], in promise order. */
+  seats(): [string, Reservation][] {
+    if (this.seatMap !== undefined) return [...this.seatMap];
+    return this.seatPlayer === undefined ? [] : [[this.seatPlayer, this.seatReservation as Reservation]];
+  }
+
+  /** Promises a seat to a player who holds none in this game. */
   promiseSeat(playerId: string, reservation: Reservation): void {
-    const seats = (this.seatMap ??= new Map());
-    seats.set(playerId, reservation);
-    this.seatCount = seats.size;
+    if (this.seatCount === 0) {
+      this.seatPlayer = playerId;
+      this.seatReservation = reservation;
+    } else {
+      if (this.seatMap === undefined) {
+        this.seatMap = new Map([[this.seatPlayer as string, this.seatReservation as Reservation]]);
+        this.seatPlayer = undefined;
+        this.seatReservation = undefined;
+      }
+      this.seatMap.set(playerId, reservation);
+    }
+    this.seatCount++;
   }
 
   freeSeat(playerId: string): void {
     const seats = this.seatMap;
-    if (seats === undefined) return;
-    seats.delete(playerId);
-    this.seatCount = seats.size;
-    if (seats.size === 0) this.seatMap = undefined;
+    if (seats !== undefined) {
+      if (!seats.delete(playerId)) return;
+      if (seats.size === 0) this.seatMap = undefined;
+    } else {
+      if (this.seatPlayer !== playerId || this.seatCount === 0) return;
+      this.seatPlayer = undefined;
+      this.seatReservation = undefined;
+    }
+    this.seatCount--;
   }
 
   freeAllSeats(): void {
     this.seatMap = undefined;
+    this.seatPlayer = undefined;
+    this.seatReservation = undefined;
     this.seatCount = 0;
   }
 }
-
-const NO_SEATS: ReadonlyMap<string, Reservation> = new Map();
 
 /** A party's promise of seats in one game, identified by the token its client was given. */
 export interface Reservation extends HeapItem {
   readonly token: string;
   readonly game: GameRecord;
-  /** Players who have not joined yet; the reservation ends when this is empty. */
-  readonly pendingPlayers: Set<string>;
+  /**
+   * Players who have not joined yet, in party order; the reservation ends when this is empty.
+   * An array: a party is at most maxPlayers, and a Set was 155 bytes of garbage per reserve.
+   */
+  readonly pendingPlayers: string[];
   readonly expiresAt: number;
 }
 

@@ -1,6 +1,6 @@
 import { BucketPlaces, PLACES_PER_SUBSET } from './bucket-places.js';
 import { newerGameFirst, type GameRecord } from './game-record.js';
-import { SingleTable } from './single-table.js';
+import type { SingleTable } from './single-table.js';
 
 /**
  * Open games with room, by (subset of matchable attributes, number of open slots), each bucket
@@ -24,11 +24,11 @@ import { SingleTable } from './single-table.js';
 export class OpenGameIndex {
   private readonly subsets = new Map<string, OpenSlotBuckets>();
   /**
-   * The one-attribute subsets' ids again, by (matchable position, value): a selective query (one
-   * attribute) finds its subset in a typed hash table instead of building a subset key and
-   * hashing it in the map of every subset (165k keys at 100k games).
+   * The one-attribute subsets again, by (matchable position, value), with their buckets: a
+   * selective query (one attribute) finds its subset in a typed hash table instead of building a
+   * subset key and hashing it in the map of every subset (165k keys at 100k games).
    */
-  private readonly singles = new SingleTable();
+  private readonly singles: SingleTable;
   /** Subsets no game has any more, kept until they outnumber the rest (see leave). */
   private unusedSubsets = 0;
   /** Stale places are kept only where the bitmask can say which buckets a game sits in. */
@@ -44,6 +44,7 @@ export class OpenGameIndex {
   ) {
     this.lazy = maxPlayers < PRESENT_BITS;
     this.places = new BucketPlaces(subsetsPerGame, maxPlayers);
+    this.singles = this.places.heaps.singles;
   }
 
   /** Number of distinct attribute subsets among the factory's games. */
@@ -139,25 +140,29 @@ export class OpenGameIndex {
 
   /** The best open game under a query's subset key with room for a party of `partySize`. */
   best(subsetKey: string, partySize: number): GameRecord | undefined {
-    return this.bestIn(this.subsets.get(subsetKey)?.id ?? -1, partySize);
+    return this.bestIn(this.subsets.get(subsetKey)?.id ?? -1, -1, partySize);
   }
 
   /** best() for a query of one attribute, the one at `position` of matchableKeys. */
   bestOfOne(position: number, value: string, partySize: number): GameRecord | undefined {
-    return this.bestIn(this.singles.get(position, value), partySize);
+    const slot = this.singles.get(position, value);
+    return slot < 0 ? undefined : this.bestIn(this.singles.idAt(slot), slot, partySize);
   }
 
-  /** The best game of subset `id` (-1: no such subset) for a party. */
-  private bestIn(id: number, partySize: number): GameRecord | undefined {
+  /**
+   * The best game of subset `id` (-1: no such subset) for a party; `slot` is its slot in the
+   * single-attribute table when the caller has it (-1 otherwise).
+   */
+  private bestIn(id: number, slot: number, partySize: number): GameRecord | undefined {
     if (id < 0 || partySize > this.maxPlayers) return undefined;
     if (this.order === 'fill') {
       for (let slots = partySize; slots <= this.maxPlayers; slots++) {
-        const top = this.top(this.places.heaps.bucket(id, slots), slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slot, slots);
         if (top !== undefined) return top;
       }
     } else {
       for (let slots = this.maxPlayers; slots >= partySize; slots--) {
-        const top = this.top(this.places.heaps.bucket(id, slots), slots);
+        const top = this.top(this.places.heaps.bucket(id, slots), slot, slots);
         if (top !== undefined) return top;
       }
     }
@@ -184,11 +189,13 @@ export class OpenGameIndex {
   }
 
   /** The best game that belongs in a bucket now, dropping stale places above it. */
-  private top(bucket: number, slots: number): GameRecord | undefined {
+  private top(bucket: number, slot: number, slots: number): GameRecord | undefined {
     const places = this.places;
     const heaps = places.heaps;
-    let length = heaps.length(bucket);
-    if (length <= SCAN_LIMIT) return length === 0 ? undefined : this.scan(heaps.storage(bucket), heaps.base(bucket), length, slots);
+    if (slot < 0) heaps.locate(bucket);
+    else heaps.locateInSlot(slot, slots);
+    let length = heaps.locatedLength();
+    if (length <= SCAN_LIMIT) return length === 0 ? undefined : this.scan(heaps.locatedStorage(), heaps.locatedBase(), length, slots);
     while (length !== 0) {
       const place = heaps.storage(bucket)[heaps.base(bucket)] as number;
       const index = places.gameOf(place);

@@ -21,7 +21,7 @@ describe('SingleTable', () => {
   it('finds exactly the subsets added and not deleted, by position and value', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 100, maxLength: 600 }), (ops) => {
-        const table = new SingleTable();
+        const table = new SingleTable(16);
         const model = new Map<string, number>();
         let nextId = 0;
         for (const { kind, position, value } of ops) {
@@ -37,7 +37,9 @@ describe('SingleTable', () => {
         }
         for (let position = 0; position <= 2; position++) {
           for (let value = 0; value <= 80; value++) {
-            expect(table.get(position, valueOf(value))).toBe(model.get(`${position}/${value}`) ?? -1);
+            const slot = table.get(position, valueOf(value));
+            expect(slot < 0 ? -1 : table.idAt(slot)).toBe(model.get(`${position}/${value}`) ?? -1);
+            if (slot >= 0) expect(table.slotOf(table.idAt(slot))).toBe(slot);
           }
         }
       }),
@@ -57,51 +59,71 @@ describe('SingleTable', () => {
         seen.set(hashOf(0, value), value);
       }
       const [first, second] = pair;
-      const table = new SingleTable();
+      const table = new SingleTable(16);
       table.add(0, first, 7);
       expect(table.get(0, second)).toBe(-1);
       table.add(0, second, 8);
-      expect([table.get(0, first), table.get(0, second)]).toEqual([7, 8]);
+      const idOf = (value: string): number => (table.get(0, value) < 0 ? -1 : table.idAt(table.get(0, value)));
+      expect([idOf(first), idOf(second)]).toEqual([7, 8]);
       table.delete(0, first);
-      expect([table.get(0, first), table.get(0, second)]).toEqual([-1, 8]);
+      expect([idOf(first), idOf(second)]).toEqual([-1, 8]);
     }
   });
 
   it('names the missing subset when asked to delete it', () => {
-    const table = new SingleTable();
+    const table = new SingleTable(16);
     table.add(0, 'a', 0);
     expect(() => table.delete(1, 'a')).toThrow(/1=a is not in the table/);
   });
 });
 
 describe('BucketHeaps', () => {
-  const op = fc.record({ push: fc.boolean(), bucket: fc.integer({ min: 0, max: 7 }), value: fc.integer({ min: 0, max: 1_000 }) });
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('push' as const), bucket: fc.integer({ min: 0, max: 11 }), value: fc.integer({ min: 0, max: 1_000 }) }),
+    fc.record({ kind: fc.constant('pop' as const), bucket: fc.integer({ min: 0, max: 11 }), value: fc.constant(0) }),
+    // One-attribute subsets with no places come and go: the table grows and shifts slots, whose
+    // bucket records (those of the two one-attribute subsets under test) move with them.
+    fc.record({ kind: fc.constant('filler' as const), bucket: fc.constant(0), value: fc.integer({ min: 0, max: 60 }) }),
+  );
 
-  it('keeps every bucket its own entries while regions grow, free and are reused', () => {
+  it('keeps every bucket its own entries while regions grow, free and are reused and table slots move', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 100, maxLength: 800 }), (ops) => {
         const heaps = new BucketHeaps(4);
-        const subsets = [heaps.newSubset(), heaps.newSubset()];
-        const model = Array.from({ length: 8 }, () => [] as number[]);
+        // Subset 0 has its buckets in BucketHeaps' own records, subsets 1 and 2 in table slots.
+        const subsets = [heaps.newSubset(), heaps.newSubset(), heaps.newSubset()];
+        heaps.singles.add(0, 'one', subsets[1] as number);
+        heaps.singles.add(1, 'one', subsets[2] as number);
+        const fillers = new Map<number, number>();
+        const model = Array.from({ length: 12 }, () => [] as number[]);
         // Model bucket b: subset b >> 2, open slots 1 + (b & 3).
         const bucketOf = (b: number): number => heaps.bucket(subsets[b >> 2] as number, 1 + (b & 3));
-        for (const { push, bucket, value } of ops) {
+        for (const { kind, bucket, value } of ops) {
           const entries = model[bucket] as number[];
-          if (push) {
+          if (kind === 'push') {
             const at = heaps.append(bucketOf(bucket));
             heaps.storage(bucketOf(bucket))[heaps.base(bucketOf(bucket)) + at] = value;
             entries.push(value);
-          } else if (entries.length > 0) {
+          } else if (kind === 'pop' && entries.length > 0) {
             entries.pop();
             heaps.shrink(bucketOf(bucket));
+          } else if (kind === 'filler' && fillers.has(value)) {
+            heaps.singles.delete(0, `f${value}`);
+            heaps.freeSubset(fillers.get(value) as number);
+            fillers.delete(value);
+          } else if (kind === 'filler') {
+            const id = heaps.newSubset();
+            heaps.singles.add(0, `f${value}`, id);
+            fillers.set(value, id);
           }
         }
-        for (let b = 0; b < 8; b++) {
+        for (let b = 0; b < 12; b++) {
           const bucket = bucketOf(b);
           const base = heaps.base(bucket);
           const stored = Array.from({ length: heaps.length(bucket) }, (_, i) => heaps.storage(bucket)[base + i]);
           expect(stored).toEqual(model[b]);
         }
+        for (const id of fillers.values()) for (let slots = 1; slots <= 4; slots++) expect(heaps.length(heaps.bucket(id, slots))).toBe(0);
       }),
       { numRuns: 60 },
     );
