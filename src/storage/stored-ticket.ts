@@ -65,9 +65,14 @@ export type StoredTicket = TupleRecord | ObjectRecord;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Exact size, filled by index: a list grown by push takes room for 17. */
 function flat(map: ReadonlyMap<string, string>): string[] {
-  const list: string[] = [];
-  for (const [key, value] of map) list.push(key, value);
+  const list = new Array<string>(map.size * 2);
+  let i = 0;
+  for (const [key, value] of map) {
+    list[i++] = key;
+    list[i++] = value;
+  }
   return list;
 }
 
@@ -77,38 +82,35 @@ function unflat(list: readonly string[]): Map<string, string> {
   return map;
 }
 
+/** Written once per ticket that waits, on the hot path: no more allocated than the record itself. */
 export function encodeTicket(record: TicketRecord): TupleRecord {
   const r = record.request;
+  const party = r.party.map((p) => (p.score === undefined ? p.playerId : ([p.playerId, p.score] as [string, number])));
+  const partition = flat(r.partition);
+  const matchable = flat(r.matchable);
+  const common = r.latenciesMs.size === 0 && r.preferredMaps.length === 0 && r.vetoedMaps.length === 0 && r.waitBudgetMs === undefined && r.maxLatencyMs === undefined && r.location === undefined && r.softAttributes === undefined && record.owner === undefined && record.placed === undefined;
+  if (common) return [TUPLE_FORMAT, r.template, party, partition, matchable, record.createdAt, record.arrival];
+  return [TUPLE_FORMAT, r.template, party, partition, matchable, record.createdAt, record.arrival, restOf(record)];
+}
+
+function restOf(record: TicketRecord): StoredRest {
+  const r = record.request;
   const owner = record.owner;
-  const rest: { -readonly [K in keyof StoredRest]: StoredRest[K] } = {};
-  let hasRest = false;
-  const put = <K extends keyof StoredRest>(key: K, value: StoredRest[K]) => {
-    rest[key] = value;
-    hasRest = true;
+  return {
+    ...(r.latenciesMs.size > 0 && { latenciesMs: [...r.latenciesMs] }),
+    ...(r.preferredMaps.length > 0 && { preferredMaps: r.preferredMaps }),
+    ...(r.vetoedMaps.length > 0 && { vetoedMaps: r.vetoedMaps }),
+    ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
+    ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
+    ...(r.location !== undefined && { location: r.location }),
+    ...(r.softAttributes !== undefined && { softAttributes: [...r.softAttributes] }),
+    ...(owner && {
+      owner: sameList(owner.partyPlayerIds, r.party.map((p) => p.playerId))
+        ? { subject: owner.subject, role: owner.role }
+        : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] },
+    }),
+    ...(record.placed && { placed: { ...record.placed } }),
   };
-  if (r.latenciesMs.size > 0) put('latenciesMs', [...r.latenciesMs]);
-  if (r.preferredMaps.length > 0) put('preferredMaps', r.preferredMaps);
-  if (r.vetoedMaps.length > 0) put('vetoedMaps', r.vetoedMaps);
-  if (r.waitBudgetMs !== undefined) put('waitBudgetMs', r.waitBudgetMs);
-  if (r.maxLatencyMs !== undefined) put('maxLatencyMs', r.maxLatencyMs);
-  if (r.location !== undefined) put('location', r.location);
-  if (r.softAttributes !== undefined) put('softAttributes', [...r.softAttributes]);
-  if (owner) {
-    const ownParty = sameList(owner.partyPlayerIds, r.party.map((p) => p.playerId));
-    put('owner', ownParty ? { subject: owner.subject, role: owner.role } : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] });
-  }
-  if (record.placed) put('placed', { ...record.placed });
-  const tuple: TupleRecord = [
-    TUPLE_FORMAT,
-    r.template,
-    r.party.map((p) => (p.score === undefined ? p.playerId : [p.playerId, p.score])),
-    flat(r.partition),
-    flat(r.matchable),
-    record.createdAt,
-    record.arrival,
-  ];
-  if (hasRest) tuple.push(rest);
-  return tuple;
 }
 
 export function decodeTicket(ticketId: string, value: StoredTicket): TicketRecord {
