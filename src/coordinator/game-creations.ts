@@ -291,12 +291,12 @@ export class GameCreations {
       // A party that left a creation in flight keeps its seats (the server was told of them, and a
       // creation taken back keeps them too); the same player back under a new ticket takes another
       // creation, never a second seat in this one.
-      if (creation.seats.some((seat) => ticket.playerIds.includes(seat.playerId))) continue;
-      // Copied one size larger by concat, not pushed (nor spread, which pushes): a push grows a list
-      // of 1 to room for 19 (V8's growth step), ~140 B a list, and a creation waits with its lists
-      // as long as its tickets do. O(seats), bounded by the game's capacity.
+      if (seatsAny(creation, ticket.playerIds)) continue;
+      // Copied into exact-size lists, not pushed (nor spread, which pushes): a push grows a list of
+      // 1 to room for 19 (V8's growth step), ~140 B a list, and a creation waits with its lists as
+      // long as its tickets do. O(seats), bounded by the game's capacity.
       creation.ticketIds = creation.ticketIds.concat(ticket.id);
-      creation.seats = creation.seats.concat(ticket.playerIds.map((playerId) => ({ playerId, team: 0, ticketId: ticket.id })));
+      creation.seats = withSeats(creation.seats, ticket);
       this.book.place(ticket.id, requestId);
       this.markRideable(creation);
       if (creation.stage === 'queued') {
@@ -407,4 +407,18 @@ export class GameCreations {
 
 function rideKeyOf(factory: string, key: string): string {
   return `${factory}\n${key}`;
+}
+
+/** Whether any of these players already has a seat in the creation. */
+function seatsAny(creation: Creation, playerIds: readonly string[]): boolean {
+  for (const seat of creation.seats) if (playerIds.includes(seat.playerId)) return true;
+  return false;
+}
+
+/** The seats and the party's, in a list of exactly that size. */
+function withSeats(seats: Creation['seats'], ticket: Ticket): Creation['seats'] {
+  const next = new Array<Creation['seats'][number]>(seats.length + ticket.playerIds.length);
+  for (let i = 0; i < seats.length; i++) next[i] = seats[i]!;
+  for (let j = 0; j < ticket.playerIds.length; j++) next[seats.length + j] = { playerId: ticket.playerIds[j]!, team: 0, ticketId: ticket.id };
+  return next;
 }

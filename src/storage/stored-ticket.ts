@@ -7,10 +7,12 @@ import type { TicketOwner } from '../security/roles/ticket-ownership.js';
  * count in the process's RSS, so the common record is a positional list (MessagePack then spells
  * no field names): a one-player cooperative ticket takes 55 bytes instead of 137 as an object.
  *
- *   [2, template, party, partition, matchable, createdAt, arrival, rest?]
+ *   [2, template, party, partition, matchable, createdAt, arrival, rest?, placed?]
  *
  * party: per player its id, or [id, score] when it has a score; partition and matchable: flat
- * [key, value, key, value...]; rest: whatever else the ticket has (StoredRest), left out when
+ * [key, value, key, value...]; placed (the embedded process writes it for every ticket whose game
+ * is ordered): [requestId, serverId, token, at, team, map, region]; rest: whatever else the
+ * ticket has (StoredRest), null when there is a placed and nothing else, left out when
  * nothing. The ticket id is the key only. Records of the two earlier formats (objects, with or
  * without every field spelled out) read as before.
  */
@@ -22,8 +24,11 @@ export type TupleRecord = [
   matchable: string[],
   createdAt: number,
   arrival: number,
-  rest?: StoredRest,
+  rest?: StoredRest | null,
+  placed?: StoredPlaced,
 ];
+
+type StoredPlaced = [requestId: string, serverId: string, token: string, at: number, team: number, map: string, region: string];
 
 const TUPLE_FORMAT = 2;
 
@@ -38,7 +43,6 @@ interface StoredRest {
   readonly softAttributes?: [string, string][];
   /** No party: the ticket's own. */
   readonly owner?: StoredOwner;
-  readonly placed?: PlacedRecord;
 }
 
 type StoredOwner = Omit<TicketOwner, 'partyPlayerIds'> & { readonly partyPlayerIds?: readonly string[] };
@@ -65,9 +69,14 @@ export type StoredTicket = TupleRecord | ObjectRecord;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Exact size, filled by index: a list grown by push takes room for 17. */
 function flat(map: ReadonlyMap<string, string>): string[] {
-  const list: string[] = [];
-  for (const [key, value] of map) list.push(key, value);
+  const list = new Array<string>(map.size * 2);
+  let i = 0;
+  for (const key of map.keys()) {
+    list[i++] = key;
+    list[i++] = map.get(key)!;
+  }
   return list;
 }
 
@@ -77,38 +86,36 @@ function unflat(list: readonly string[]): Map<string, string> {
   return map;
 }
 
+/** Written once per ticket that waits, on the hot path: no more allocated than the record itself. */
 export function encodeTicket(record: TicketRecord): TupleRecord {
   const r = record.request;
+  const party = r.party.map((p) => (p.score === undefined ? p.playerId : ([p.playerId, p.score] as [string, number])));
+  const partition = flat(r.partition);
+  const matchable = flat(r.matchable);
+  const common = r.latenciesMs.size === 0 && r.preferredMaps.length === 0 && r.vetoedMaps.length === 0 && r.waitBudgetMs === undefined && r.maxLatencyMs === undefined && r.location === undefined && r.softAttributes === undefined && record.owner === undefined;
+  const p = record.placed;
+  if (!p) return common ? [TUPLE_FORMAT, r.template, party, partition, matchable, record.createdAt, record.arrival] : [TUPLE_FORMAT, r.template, party, partition, matchable, record.createdAt, record.arrival, restOf(record)];
+  const placed: StoredPlaced = [p.requestId, p.serverId, p.token, p.at, p.team, p.map, p.region];
+  return [TUPLE_FORMAT, r.template, party, partition, matchable, record.createdAt, record.arrival, common ? null : restOf(record), placed];
+}
+
+function restOf(record: TicketRecord): StoredRest {
+  const r = record.request;
   const owner = record.owner;
-  const rest: { -readonly [K in keyof StoredRest]: StoredRest[K] } = {};
-  let hasRest = false;
-  const put = <K extends keyof StoredRest>(key: K, value: StoredRest[K]) => {
-    rest[key] = value;
-    hasRest = true;
+  return {
+    ...(r.latenciesMs.size > 0 && { latenciesMs: [...r.latenciesMs] }),
+    ...(r.preferredMaps.length > 0 && { preferredMaps: r.preferredMaps }),
+    ...(r.vetoedMaps.length > 0 && { vetoedMaps: r.vetoedMaps }),
+    ...(r.waitBudgetMs !== undefined && { waitBudgetMs: r.waitBudgetMs }),
+    ...(r.maxLatencyMs !== undefined && { maxLatencyMs: r.maxLatencyMs }),
+    ...(r.location !== undefined && { location: r.location }),
+    ...(r.softAttributes !== undefined && { softAttributes: [...r.softAttributes] }),
+    ...(owner && {
+      owner: sameList(owner.partyPlayerIds, r.party.map((p) => p.playerId))
+        ? { subject: owner.subject, role: owner.role }
+        : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] },
+    }),
   };
-  if (r.latenciesMs.size > 0) put('latenciesMs', [...r.latenciesMs]);
-  if (r.preferredMaps.length > 0) put('preferredMaps', r.preferredMaps);
-  if (r.vetoedMaps.length > 0) put('vetoedMaps', r.vetoedMaps);
-  if (r.waitBudgetMs !== undefined) put('waitBudgetMs', r.waitBudgetMs);
-  if (r.maxLatencyMs !== undefined) put('maxLatencyMs', r.maxLatencyMs);
-  if (r.location !== undefined) put('location', r.location);
-  if (r.softAttributes !== undefined) put('softAttributes', [...r.softAttributes]);
-  if (owner) {
-    const ownParty = sameList(owner.partyPlayerIds, r.party.map((p) => p.playerId));
-    put('owner', ownParty ? { subject: owner.subject, role: owner.role } : { subject: owner.subject, role: owner.role, partyPlayerIds: [...owner.partyPlayerIds] });
-  }
-  if (record.placed) put('placed', { ...record.placed });
-  const tuple: TupleRecord = [
-    TUPLE_FORMAT,
-    r.template,
-    r.party.map((p) => (p.score === undefined ? p.playerId : [p.playerId, p.score])),
-    flat(r.partition),
-    flat(r.matchable),
-    record.createdAt,
-    record.arrival,
-  ];
-  if (hasRest) tuple.push(rest);
-  return tuple;
 }
 
 export function decodeTicket(ticketId: string, value: StoredTicket): TicketRecord {
@@ -116,7 +123,8 @@ export function decodeTicket(ticketId: string, value: StoredTicket): TicketRecor
 }
 
 function decodeTuple(ticketId: string, value: TupleRecord): TicketRecord {
-  const [format, template, storedParty, partition, matchable, createdAt, arrival, rest = {}] = value;
+  const [format, template, storedParty, partition, matchable, createdAt, arrival, storedRest, p] = value;
+  const rest = storedRest ?? {};
   if (format !== TUPLE_FORMAT) throw new Error(`ticket "${ticketId}": stored in an unknown format ${String(format)}`);
   const party: Player[] = storedParty.map((p) => (typeof p === 'string' ? { playerId: p, score: undefined } : { playerId: p[0], score: p[1] }));
   return withOwnerAndPlaced(
@@ -139,7 +147,7 @@ function decodeTuple(ticketId: string, value: TupleRecord): TicketRecord {
       arrival,
     },
     rest.owner,
-    rest.placed,
+    p && { requestId: p[0], serverId: p[1], token: p[2], at: p[3], team: p[4], map: p[5], region: p[6] },
   );
 }
 

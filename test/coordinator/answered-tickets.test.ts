@@ -109,6 +109,12 @@ describe('answered tickets kept for retries', () => {
     // Maps hash by content, whatever their insertion order.
     const two = (a: [string, number], b: [string, number]) => fingerprintHash({ ...r, latenciesMs: new Map([a, b]) });
     expect(two(['eu', 20], ['us', 90])).toEqual(two(['us', 90], ['eu', 20]));
+    const partition = (...entries: [string, string][]) => fingerprintHash({ ...r, partition: new Map(entries) });
+    const ordered = partition(['difficulty', 's:hard'], ['hardcore', 'b:false'], ['version', 's:v201']);
+    expect(partition(['version', 's:v201'], ['difficulty', 's:hard'], ['hardcore', 'b:false'])).toEqual(ordered);
+    expect(partition(['hardcore', 'b:false'], ['version', 's:v201'], ['difficulty', 's:hard'])).toEqual(ordered);
+    // Values under swapped keys are another request.
+    expect(partition(['difficulty', 's:v201'], ['hardcore', 'b:false'], ['version', 's:hard'])).not.toEqual(ordered);
     for (const h of base) expect(Number.isInteger(h) && h >= 0 && h < 2 ** 30).toBe(true);
   });
 });

@@ -50,6 +50,29 @@ describe('Deadlines', () => {
     );
   });
 
+  it('pops in (due, order set) order after compactions rebuilt the heap', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 500 }), fc.boolean()), { minLength: 1200, maxLength: 3000 }), (sets) => {
+        const heap = new Deadlines();
+        const model = new Map<string, { due: number; seq: number }>();
+        sets.forEach(([key, at, drop], seq) => {
+          if (drop && key % 4 === 0) {
+            heap.delete(DeadlineKind.TicketExpiry, `k${key}`);
+            model.delete(`k${key}`);
+            return;
+          }
+          heap.set(DeadlineKind.TicketExpiry, `k${key}`, at);
+          model.set(`k${key}`, { due: at, seq });
+        });
+        const expected = [...model].sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq).map(([key, d]) => `${key}@${d.due}`);
+        const popped: string[] = [];
+        for (let d = heap.popDue(Infinity); d !== undefined; d = heap.popDue(Infinity)) popped.push(`${d.id}@${d.at}`);
+        expect(popped).toEqual(expected);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('keeps its heap bounded when deadlines are replaced again and again (compaction), and pops each once', () => {
     const heap = new Deadlines();
     for (let i = 0; i < 5000; i++) heap.set(DeadlineKind.TicketExpiry, `k${i % 3}`, 1000 - (i % 7));

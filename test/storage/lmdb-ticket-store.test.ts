@@ -73,9 +73,12 @@ const rare: TicketRecord = {
 describe('LmdbTicketStore records', () => {
   it('gives back the rarer fields too (location, soft attributes, where its game was ordered)', async () => {
     const { store } = openStore();
+    // Where its game was ordered and nothing else rare (how the embedded process writes a ticket in flight).
+    const placedOnly: TicketRecord = { ...bare, request: { ...bare.request, ticketId: 'placed' }, owner: undefined, arrival: 4, placed: rare.placed };
     store.tickets.save(rare);
+    store.tickets.save(placedOnly);
     await store.tickets.flushed();
-    expect(store.tickets.loadAll()).toEqual([rare]);
+    expect(store.tickets.loadAll()).toEqual([rare, placedOnly]);
     await store.close();
   });
 

@@ -190,7 +190,9 @@ export class TicketBook {
     const entry = this.entry(ticketId);
     if ((entry.persisted && !placed) || this.stopping) return;
     entry.persisted = true;
-    this.ctx.out.push({ kind: 'store', record: { request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner, ...(placed && { placed }) } });
+    // Written out, not spread: one object a record, one hidden class for all (placed is undefined
+    // for a ticket that waits; every store reads it as absent).
+    this.ctx.out.push({ kind: 'store', record: { request: entry.request, createdAt: entry.createdAt, arrival: entry.arrival, owner: entry.owner, placed } });
   }
 
   /**
