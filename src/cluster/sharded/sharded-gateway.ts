@@ -64,7 +64,9 @@ interface Connection {
  * server's games as its events tell them), so the stream stays open. When a shard closes the
  * server's stream (it refused or replaced the connection, or this node's heartbeat lapsed), the
  * whole connection closes: the server says hello again to every shard, which re-announces its
- * games where they belong.
+ * games where they belong. A shard this node's own seat serves (`local`) takes the node's finds,
+ * cancels, abandons and server messages in process, and hands back what it still owes when its
+ * term ends (`moved`: to the next owner through the relay).
  */
 export class ShardedGateway implements CoordinatorCommands {
   private readonly registry: FactoryRegistry<null>;
