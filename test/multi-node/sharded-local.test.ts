@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OwnerStore, OwnerWrite } from '../../src/redis/relay/owner-store.js';
+import { decode, type InboxMessage } from '../../src/redis/relay/relay-codec.js';
 import { LEASE_MS, Player } from './in-process-cluster.js';
 import { Server, cluster, findIn, settle } from './sharded-fixture.js';
 
@@ -300,9 +301,14 @@ describe('a sharded node takes finds for its own shards in process', () => {
     a.gateway.find(findIn('bravo', first), first);
     await settle(all);
     expect(a.cores.has(0)).toBe(false);
+    // The server is announced to the next owner once, when the fence moves: a second hello would
+    // replace the first and orphan the creations ordered on it.
+    const hellos = () => relays[0]!.inbox.filter((e) => decode<InboxMessage>(e.text).k === 'hello').length;
+    expect(hellos()).toBe(0);
     await pass(LEASE_MS + 1);
     await b.own([0]);
     for (const n of all) await n.watch();
+    expect(hellos()).toBe(1);
     await settle(all);
     expect(server.connected).toBe(true);
     expect(b.cores.get(0)!.view.servers().map((x) => x.serverId)).toEqual(['s']);

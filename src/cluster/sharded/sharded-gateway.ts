@@ -31,11 +31,16 @@ export interface LocalSeat {
   /** Undefined when the seat does not serve (the gateway asks through the relay). */
   cancelHere(ticketId: string, caller?: Principal): Promise<boolean> | undefined;
   abandonHere(ticketId: string, listener: TicketListener): void;
-  /** A server's hello for the shard, its orders back in process once committed; `moved` as for a find. */
-  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void;
+  /** A server's hello for the shard, its orders back in process once committed; `moved` with the term (fence) that ended. */
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: (ended: string) => void): void;
   eventHere(serverId: string, event: ServerEvent, channel: ServerChannel): void;
   byeHere(serverId: string, channel: ServerChannel): void;
 }
+
+/** A shard's gateway to its owner; `adoptServer`: take over a server the node's own seat held until its term `ended`. */
+export type ShardRelay = CoordinatorCommands & {
+  adoptServer?(hello: ServerHello, channel: ServerChannel & { reannounce(): ServerHello | undefined }, ended: string): void;
+};
 
 interface HeldTicket {
   readonly shard: number;
@@ -64,7 +69,9 @@ interface Connection {
  * server's games as its events tell them), so the stream stays open. When a shard closes the
  * server's stream (it refused or replaced the connection, or this node's heartbeat lapsed), the
  * whole connection closes: the server says hello again to every shard, which re-announces its
- * games where they belong.
+ * games where they belong. A shard this node's own seat serves (`local`) takes the node's finds,
+ * cancels, abandons and server messages in process, and hands back what it still owes when its
+ * term ends (`moved`: to the next owner through the relay).
  */
 export class ShardedGateway implements CoordinatorCommands {
   private readonly registry: FactoryRegistry<null>;
@@ -76,7 +83,7 @@ export class ShardedGateway implements CoordinatorCommands {
 
   constructor(
     /** One gateway per shard, index = shard. */
-    private readonly shards: readonly CoordinatorCommands[],
+    private readonly shards: readonly ShardRelay[],
     templates: readonly FactoryTemplate[],
     private readonly log: Log,
     /** Absent: each shard's core claims its own players only. */
@@ -184,11 +191,13 @@ export class ShardedGateway implements CoordinatorCommands {
     this.servers.set(hello.serverId, connection);
     const current = () => this.servers.get(hello.serverId) === connection;
     for (const [shard, shardHello] of shards.hellos()) {
-      // The term of this node's seat ended: the shard's next owner is told through the relay.
-      const moved = () => {
+      // The term of this node's seat ended: the shard's next owner is told through the relay, once.
+      const moved = (ended: string) => {
         if (!current() || !connection.here.delete(shard)) return;
+        const relay = this.shards[shard]!;
         try {
-          this.shards[shard]!.connectServer(shards.helloOf(shard), part);
+          if (relay.adoptServer) relay.adoptServer(shards.helloOf(shard), part, ended);
+          else relay.connectServer(shards.helloOf(shard), part);
         } catch (error) {
           part.close(error as MatchmakingError);
         }

@@ -187,8 +187,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
    * process, after their commit). `moved`: the term ended (or had): its gateway announces it to
    * the next owner through the relay.
    */
-  connectHere(hello: ServerHello, channel: ServerChannel, moved: () => void): void {
-    if (this.token === undefined || !this.core) return moved();
+  connectHere(hello: ServerHello, channel: ServerChannel, moved: (ended: string) => void): void {
+    if (this.token === undefined || !this.core) return moved('');
     this.applyHere(() => this.takeHello(hello, this.options.nodeId, 0, { channel, moved }));
   }
 
@@ -332,6 +332,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
 
   private stepDown(reason: string): void {
     if (this.token === undefined) return;
+    const ended = String(this.token);
     this.options.log.warn({ node: this.options.nodeId, token: this.token, reason }, 'this node no longer runs the matcher');
     this.token = undefined;
     this.writes = [];
@@ -346,12 +347,12 @@ export class MatcherSeat implements Answering, LocalAnswering {
     this.options.onCore?.(undefined);
     dropAll(untold);
     // This node's calls not yet answered for good, and its servers, go to the shard's next owner (it may be this node again).
-    const calls: { moved(): void }[] = [...servers, ...this.localCalls, ...this.arrivals];
+    const calls: { moved(ended: string): void }[] = [...servers, ...this.localCalls, ...this.arrivals];
     this.arrivals = [];
     this.localCalls.clear();
     for (const call of calls) {
       try {
-        call.moved();
+        call.moved(ended);
       } catch (error) {
         this.options.log.warn({ error: (error as Error).message }, 'matcher: a call could not be routed to the next owner');
       }

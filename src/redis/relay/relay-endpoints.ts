@@ -11,10 +11,10 @@ export interface Answering {
   deliver(run: () => void): void;
 }
 
-/** A server's stream held by the owner's own node, reached in process; `moved` when the term ends. */
+/** A server's stream held by the owner's own node, reached in process; `moved` with the term (fence) that ended. */
 export interface LocalRoute {
   readonly channel: ServerChannel;
-  readonly moved: () => void;
+  readonly moved: (ended: string) => void;
 }
 
 /** A ticket's listener on the owner: its updates go to the node holding the client's stream. */

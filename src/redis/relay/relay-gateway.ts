@@ -119,6 +119,19 @@ export class RelayGateway implements CoordinatorCommands {
     return this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
   }
 
+  /**
+   * A server this node's own seat held in process until its term `ended` (the fence it wrote
+   * under): the relay takes it over. The next owner is told now if this gateway already saw the
+   * fence move past that term, otherwise when it does (`handOver` re-announces it): once, not
+   * twice, since a second hello replaces the first and orphans the creations ordered on it.
+   */
+  adoptServer(hello: ServerHello, channel: ReannouncingChannel, ended: string): void {
+    this.ready();
+    const conn = ++this.connections;
+    this.servers.set(hello.serverId, { channel, conn });
+    if (this.fence !== ended) this.send({ k: 'hello', node: this.nodeId, conn, hello });
+  }
+
   disconnectServer(serverId: string, channel: ServerChannel): void {
     if (this.servers.get(serverId)?.channel !== channel) return;
     this.servers.delete(serverId);
