@@ -6,8 +6,8 @@
  * the one ledger of each server's slots.
  *
  * One round:
- * 1. Weight of a shard: max(floor, queued + perSecond × horizon). An idle shard keeps a small
- *    share and regains slots as soon as demand shows.
+ * 1. Weight of a shard: max(floor 0.2, queued + perSecond × horizon 5 s). An idle shard keeps a
+ *    small share and regains slots as soon as demand shows.
  * 2. Fair share: servers hosting the same set of shards form a class; classes hosting fewer
  *    shards go first (their slots can serve fewer shards). In each class the free slots are
  *    water-filled (water-fill.ts) over the shards it hosts, from their running games plus what
@@ -47,7 +47,7 @@ export interface ShardDemand {
 export interface ApportionOptions {
   /** How far ahead a round's grants must last: about the loop's period. Default 5 s. */
   readonly horizonSeconds?: number;
-  /** Smallest weight of any shard. Default 1. */
+  /** Smallest weight of any shard (an idle one), in expected finds over the horizon. Default 0.2 (DEFAULT_FLOOR_WEIGHT). */
   readonly floorWeight?: number;
   /** Committed grants stay while each shard is within this share of its fair share (or two slots), plus the rounding to whole slots. Default 0.1. */
   readonly tolerance?: number;
@@ -63,6 +63,14 @@ export interface Apportioned {
   /** False when every grant stayed as it was. */
   readonly changed: boolean;
 }
+
+/**
+ * An idle shard's weight: a fifth of a find per horizon. Small, so that twenty idle shards on a
+ * server weigh as much as four expected finds and a busy shard gets most of the slots; not zero,
+ * so an idle shard keeps a slot where there are spare ones, and regains slots within two rounds
+ * of its demand showing.
+ */
+export const DEFAULT_FLOOR_WEIGHT = 0.2;
 
 /** The tolerance never below this many slots: a demand that wobbles a few % moves nothing, small shares included. */
 export const MIN_TOLERANCE_SLOTS = 2;
@@ -82,7 +90,7 @@ interface Server {
 
 export function apportionSlots(servers: readonly ServerSlotsNow[], demand: ReadonlyMap<number, ShardDemand>, options: ApportionOptions = {}): Apportioned {
   const horizon = options.horizonSeconds ?? 5;
-  const floorWeight = options.floorWeight ?? 1;
+  const floorWeight = options.floorWeight ?? DEFAULT_FLOOR_WEIGHT;
   const tolerance = options.tolerance ?? 0.1;
   if (!(horizon >= 0)) throw new RangeError(`horizonSeconds must be >= 0, got ${horizon}`);
   if (!(floorWeight > 0)) throw new RangeError(`floorWeight must be > 0, got ${floorWeight}`);

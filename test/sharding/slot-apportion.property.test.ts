@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { apportionSlots, waterFill, type Apportioned, type ServerSlotsNow, type ShardDemand } from '../../src/sharding/index.js';
+import { DEFAULT_FLOOR_WEIGHT, apportionSlots, waterFill, type Apportioned, type ServerSlotsNow, type ShardDemand } from '../../src/sharding/index.js';
 
 const SHARDS = [0, 1, 2, 3, 4, 5];
 
@@ -45,7 +45,7 @@ const withinTolerance = (round: Apportioned, shard: number, total: number) => {
 };
 
 const shardTotal = (round: Apportioned, shard: number) => [...round.grants.values()].reduce((n, g) => n + (g.get(shard) ?? 0), 0);
-const weightOf = (demand: ReadonlyMap<number, ShardDemand>, s: number) => Math.max(1, demand.get(s)!.queued + demand.get(s)!.perSecond * 5);
+const weightOf = (demand: ReadonlyMap<number, ShardDemand>, s: number) => Math.max(DEFAULT_FLOOR_WEIGHT, demand.get(s)!.queued + demand.get(s)!.perSecond * 5);
 
 describe('slot apportioning (property tests)', () => {
   it('water-fill: hands out exactly the room, each shard within one slot of the continuous max-min level', () => {
