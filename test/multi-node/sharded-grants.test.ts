@@ -66,7 +66,7 @@ describe('sharded nodes: a server’s slots follow demand', () => {
     );
     closing.push(() => void Promise.allSettled(finds));
     // An even split gives the factory's shard at most one of the 8 slots: one game of 4 at a time.
-    await until(() => games.size >= 4, 40_000, "4 games of the busy factory running at once");
+    await until(() => games.size >= 4, 40_000, '4 games of the busy factory running at once');
     const created = () => server.orders.filter((m) => m.order?.$case === 'createGame').length;
     expect(created()).toBeLessThanOrEqual(8);
     expect(server.rejections).toEqual([]);
