@@ -13,7 +13,7 @@
  *    water-filled (water-fill.ts) over the shards it hosts, from their running games plus what
  *    earlier classes gave them. One class (every server hosts the same shards): weighted max-min
  *    fair to one slot. Several classes: a greedy, each class max-min fair given the earlier ones.
- * 3. Stability: while every shard's committed total is within `tolerance` (10%, or two slots) of
+ * 3. Stability: while every shard's committed total is within `tolerance` (10%, or one slot) of
  *    its continuous fair share, plus what rounding to whole slots costs this round, committed
  *    grants stay and only slots nobody holds are water-filled; otherwise the round moves to the
  *    fair shares (which it then keeps). So a demand that wobbles by less than the tolerance
@@ -49,7 +49,7 @@ export interface ApportionOptions {
   readonly horizonSeconds?: number;
   /** Smallest weight of any shard (an idle one), in expected finds over the horizon. Default 0.2 (DEFAULT_FLOOR_WEIGHT). */
   readonly floorWeight?: number;
-  /** Committed grants stay while each shard is within this share of its fair share (or two slots), plus the rounding to whole slots. Default 0.1. */
+  /** Committed grants stay while each shard is within this share of its fair share (or one slot), plus the rounding to whole slots. Default 0.1. */
   readonly tolerance?: number;
 }
 
@@ -72,8 +72,8 @@ export interface Apportioned {
  */
 export const DEFAULT_FLOOR_WEIGHT = 0.2;
 
-/** The tolerance never below this many slots: a demand that wobbles a few % moves nothing, small shares included. */
-export const MIN_TOLERANCE_SLOTS = 2;
+/** The tolerance never below one slot (with the rounding allowance, a settled allocation rides out a wobble of a few % in demand; property-tested). */
+export const MIN_TOLERANCE_SLOTS = 1;
 
 interface Server {
   readonly id: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FLOOR_WEIGHT, apportionSlots, waterFill, type Apportioned, type ServerSlotsNow, type ShardDemand } from '../../src/sharding/index.js';
+import { DEFAULT_FLOOR_WEIGHT, MIN_TOLERANCE_SLOTS, apportionSlots, waterFill, type Apportioned, type ServerSlotsNow, type ShardDemand } from '../../src/sharding/index.js';
 
 const SHARDS = [0, 1, 2, 3, 4, 5];
 
@@ -38,10 +38,10 @@ function settle(servers: ServerSlotsNow[], demand: ReadonlyMap<number, ShardDema
   throw new Error('grants did not settle within 6 rounds');
 }
 
-/** The stated tolerance: 10% (or two slots) of the continuous fair share, plus the rounding to whole slots. */
+/** The stated tolerance: 10% (or one slot) of the continuous fair share, plus the rounding to whole slots. */
 const withinTolerance = (round: Apportioned, shard: number, total: number) => {
   const ideal = round.idealShare.get(shard)!;
-  return Math.abs(total - ideal) <= Math.max(2, 0.1 * ideal) + Math.abs(round.fairShare.get(shard)! - ideal) + 1e-9;
+  return Math.abs(total - ideal) <= Math.max(MIN_TOLERANCE_SLOTS, 0.1 * ideal) + Math.abs(round.fairShare.get(shard)! - ideal) + 1e-9;
 };
 
 const shardTotal = (round: Apportioned, shard: number) => [...round.grants.values()].reduce((n, g) => n + (g.get(shard) ?? 0), 0);
