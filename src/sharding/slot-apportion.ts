@@ -191,7 +191,7 @@ function toServer(server: ServerSlotsNow): Server {
   return { id: server.serverId, hosted, capacity, used, committed, granted, free };
 }
 
-/** Servers grouped by the set of shards they host, classes hosting fewer shards first; servers by id. */
+/** Servers grouped by the set of shards they host, classes hosting fewer shards first. */
 function classesOf(servers: readonly Server[]): Class[] {
   const byKey = new Map<string, Class>();
   const ids = new Set<string>();
@@ -203,9 +203,8 @@ function classesOf(servers: readonly Server[]): Class[] {
     if (c) c.servers.push(s);
     else byKey.set(key, { hosted: s.hosted, servers: [s] });
   }
-  const classes = [...byKey.entries()].sort(([ka, a], [kb, b]) => a.hosted.length - b.hosted.length || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, c]) => c);
-  for (const c of classes) c.servers.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return classes;
+  // Servers keep the caller's order within a class (no sort: a round stays linear in servers).
+  return [...byKey.entries()].sort(([ka, a], [kb, b]) => a.hosted.length - b.hosted.length || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, c]) => c);
 }
 
 /**
