@@ -6,14 +6,14 @@
  * the one ledger of each server's slots.
  *
  * One round:
- * 1. Weight of a shard: max(floor, queued + perSecond × horizon). An idle shard keeps a small
- *    share and regains slots as soon as demand shows.
+ * 1. Weight of a shard: max(floor 0.2, queued + perSecond × horizon 5 s). An idle shard keeps a
+ *    small share and regains slots as soon as demand shows.
  * 2. Fair share: servers hosting the same set of shards form a class; classes hosting fewer
  *    shards go first (their slots can serve fewer shards). In each class the free slots are
  *    water-filled (water-fill.ts) over the shards it hosts, from their running games plus what
  *    earlier classes gave them. One class (every server hosts the same shards): weighted max-min
  *    fair to one slot. Several classes: a greedy, each class max-min fair given the earlier ones.
- * 3. Stability: while every shard's committed total is within `tolerance` (10%, or two slots) of
+ * 3. Stability: while every shard's committed total is within `tolerance` (10%, or one slot) of
  *    its continuous fair share, plus what rounding to whole slots costs this round, committed
  *    grants stay and only slots nobody holds are water-filled; otherwise the round moves to the
  *    fair shares (which it then keeps). So a demand that wobbles by less than the tolerance
@@ -47,9 +47,9 @@ export interface ShardDemand {
 export interface ApportionOptions {
   /** How far ahead a round's grants must last: about the loop's period. Default 5 s. */
   readonly horizonSeconds?: number;
-  /** Smallest weight of any shard. Default 1. */
+  /** Smallest weight of any shard (an idle one), in expected finds over the horizon. Default 0.2 (DEFAULT_FLOOR_WEIGHT). */
   readonly floorWeight?: number;
-  /** Committed grants stay while each shard is within this share of its fair share (or two slots), plus the rounding to whole slots. Default 0.1. */
+  /** Committed grants stay while each shard is within this share of its fair share (or one slot), plus the rounding to whole slots. Default 0.1. */
   readonly tolerance?: number;
 }
 
@@ -64,8 +64,16 @@ export interface Apportioned {
   readonly changed: boolean;
 }
 
-/** The tolerance never below this many slots: a demand that wobbles a few % moves nothing, small shares included. */
-export const MIN_TOLERANCE_SLOTS = 2;
+/**
+ * An idle shard's weight: a fifth of a find per horizon. Small, so that twenty idle shards on a
+ * server weigh as much as four expected finds and a busy shard gets most of the slots; not zero,
+ * so an idle shard keeps a slot where there are spare ones, and regains slots within two rounds
+ * of its demand showing.
+ */
+export const DEFAULT_FLOOR_WEIGHT = 0.2;
+
+/** The tolerance never below one slot (with the rounding allowance, a settled allocation rides out a wobble of a few % in demand; property-tested). */
+export const MIN_TOLERANCE_SLOTS = 1;
 
 interface Server {
   readonly id: string;
@@ -82,7 +90,7 @@ interface Server {
 
 export function apportionSlots(servers: readonly ServerSlotsNow[], demand: ReadonlyMap<number, ShardDemand>, options: ApportionOptions = {}): Apportioned {
   const horizon = options.horizonSeconds ?? 5;
-  const floorWeight = options.floorWeight ?? 1;
+  const floorWeight = options.floorWeight ?? DEFAULT_FLOOR_WEIGHT;
   const tolerance = options.tolerance ?? 0.1;
   if (!(horizon >= 0)) throw new RangeError(`horizonSeconds must be >= 0, got ${horizon}`);
   if (!(floorWeight > 0)) throw new RangeError(`floorWeight must be > 0, got ${floorWeight}`);
@@ -183,7 +191,7 @@ function toServer(server: ServerSlotsNow): Server {
   return { id: server.serverId, hosted, capacity, used, committed, granted, free };
 }
 
-/** Servers grouped by the set of shards they host, classes hosting fewer shards first; servers by id. */
+/** Servers grouped by the set of shards they host, classes hosting fewer shards first. */
 function classesOf(servers: readonly Server[]): Class[] {
   const byKey = new Map<string, Class>();
   const ids = new Set<string>();
@@ -195,9 +203,8 @@ function classesOf(servers: readonly Server[]): Class[] {
     if (c) c.servers.push(s);
     else byKey.set(key, { hosted: s.hosted, servers: [s] });
   }
-  const classes = [...byKey.entries()].sort(([ka, a], [kb, b]) => a.hosted.length - b.hosted.length || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, c]) => c);
-  for (const c of classes) c.servers.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return classes;
+  // Servers keep the caller's order within a class (no sort: a round stays linear in servers).
+  return [...byKey.entries()].sort(([ka, a], [kb, b]) => a.hosted.length - b.hosted.length || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, c]) => c);
 }
 
 /**
