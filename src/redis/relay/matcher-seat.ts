@@ -413,7 +413,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     try {
       for (const entry of entries) {
         try {
-          this.applyOne(entry.message);
+          this.applyOne(entry.message, entry.id);
         } catch (error) {
           this.options.log.warn({ error: (error as Error).message }, 'matcher: a request failed');
         }
@@ -425,9 +425,11 @@ export class MatcherSeat implements Answering, LocalAnswering {
     await this.commit();
   }
 
-  private applyOne(message: InboxMessage): void {
+  /** `id`: the request's inbox entry (stream order), to tell a server's messages sent before its current hello. */
+  private applyOne(message: InboxMessage, id: string): void {
     const core = this.core;
     if (!core) return;
+    if ((message.k === 'hello' || message.k === 'bye' || message.k === 'event') && this.superseded(message.k === 'hello' ? message.hello.serverId : message.serverId, message.node, id)) return;
     switch (message.k) {
       case 'find': {
         const id = message.request.ticketId;
@@ -459,7 +461,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
         // A server this node's gateway holds in process: its relayed hello, event or bye is from
         // before (the in-process hello re-announced what they told).
         if (this.channels.get(message.hello.serverId)?.local && message.node === this.options.nodeId) return;
-        this.takeHello(message.hello, message.node, message.conn);
+        this.takeHello(message.hello, message.node, message.conn, undefined, id);
         return;
       }
       case 'bye': {
@@ -478,7 +480,20 @@ export class MatcherSeat implements Answering, LocalAnswering {
     }
   }
 
-  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute): void {
+  /**
+   * A node's message about a server, sent before the hello the seat holds the server by from
+   * that node: superseded, since that hello told the server as the node knew it then. Such a
+   * message comes late when an owner that stepped down while its read of the inbox was blocked
+   * got it: it stays pending there until this owner claims it, a lease later, behind requests
+   * sent after it. A stale hello applied then would replace the newer connection, whose close
+   * would end the server's stream on its node (issue 20).
+   */
+  private superseded(serverId: string, node: string, id: string): boolean {
+    const channel = this.channels.get(serverId);
+    return channel !== undefined && channel.node === node && channel.announcedAt !== undefined && compareEntryIds(id, channel.announcedAt) < 0;
+  }
+
+  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute, id?: string): void {
     const core = this.core;
     if (!core) return;
     const known = this.channels.get(hello.serverId);
@@ -490,10 +505,12 @@ export class MatcherSeat implements Answering, LocalAnswering {
       known.node = node;
       known.conn = conn;
       known.local = local;
+      known.announcedAt = id;
       this.options.log.info({ serverId: hello.serverId, node }, 'game server moved to another node');
       return;
     }
     const channel = new RelayChannel(this, node, hello.serverId, conn, local);
+    channel.announcedAt = id;
     this.channels.set(hello.serverId, channel);
     try {
       core.connectServer(hello, channel);
@@ -632,6 +649,13 @@ export class MatcherSeat implements Answering, LocalAnswering {
   answer(node: string, message: OutMessage): void {
     this.write({ kind: 'answer', node, message });
   }
+}
+
+/** Stream entry ids in order ("<ms>-<seq>", or a plain number). */
+function compareEntryIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
 }
 
 function dropAll(deliveries: readonly Delivery[]): void {

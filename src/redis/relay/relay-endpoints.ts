@@ -55,6 +55,9 @@ export class RelayChannel implements ServerChannel {
     public local?: LocalRoute,
   ) {}
 
+  /** The inbox entry of the hello this route came from (undefined in process): the node's older messages about the server are superseded. */
+  announcedAt: string | undefined;
+
   send(order: ServerOrder): void {
     const local = this.local;
     if (local) this.seat.deliver(() => local.channel.send(order));

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import type { ServerChannel, ServerHello, ServerOrder } from '../../src/coordinator/messages.js';
+import type { MatchmakingError } from '../../src/errors/index.js';
+import { ManualTimers } from '../coordinator/fixture.js';
+import { FakeRelay } from './fake-relay.js';
+import { InProcessNode, LEASE_MS, settle } from './in-process-cluster.js';
+
+/**
+ * Issue 20: an owner that stepped down while its read of the inbox was blocked still receives
+ * the requests that arrive meanwhile; they stay pending under it until the next owner claims
+ * them a lease later, behind requests sent after them. A node's hello claimed that late must not
+ * replace the newer connection the same node announced since (the owner would close that one,
+ * and with it the server's stream on its node).
+ */
+const CONFIG = parseConfig(`
+placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
+factories:
+  - { name: bravo, cooperative: { maxPlayers: 1 } }
+`);
+
+const HELLO: ServerHello = { serverId: 's', endpoint: 's:1', attributes: new Map(), templates: [], capacity: { maxGames: 4, maxStartsPerSecond: 0 }, runningGames: [] };
+
+describe('a hello claimed late from a stepped-down owner', () => {
+  it('does not replace the newer connection its node announced since (the server keeps its stream), nor undo a newer grant', async () => {
+    const timers = new ManualTimers();
+    const relay = new FakeRelay(() => timers.now);
+    const a = InProcessNode.make('a', relay, timers, CONFIG);
+    const b = InProcessNode.make('b', relay, timers, CONFIG);
+    const c = InProcessNode.make('c', relay, timers, CONFIG);
+    await a.seat.keepLease();
+    await c.gateway.watchOwner(); // c knows a as the owner
+    await a.seat.close(); // a hands the lease over (a real node's keeper releases it)
+    await b.seat.keepLease();
+    expect(b.seat.owner).toBe(true);
+
+    // The server says hello through c; a's read, blocked when it stepped down, receives it.
+    const closed: MatchmakingError[] = [];
+    const orders: ServerOrder[] = [];
+    const granted = (maxGames: number) => ({ ...HELLO, capacity: { maxGames, maxStartsPerSecond: 0 } });
+    const channel: ServerChannel & { reannounce(): ServerHello } = { send: (o) => void orders.push(o), close: (e) => void closed.push(e), reannounce: () => granted(3) };
+    c.gateway.connectServer(HELLO, channel);
+    c.gateway.onServerEvent('s', { kind: 'capacityChanged', capacity: granted(3).capacity }); // the grant loop moved a slot away
+    expect(await relay.owner('a', LEASE_MS).readInbox(10, 0)).toHaveLength(2);
+    // c sees the owner changed and announces the server to b again, on a newer connection.
+    await c.gateway.watchOwner();
+    await settle([b, c]);
+    expect(b.core!.view.servers().map((s) => s.serverId)).toEqual(['s']);
+    c.gateway.onServerEvent('s', { kind: 'capacityChanged', capacity: granted(2).capacity }); // and another
+    await settle([b, c]);
+    const capacity = () => b.core!.view.servers()[0]?.capacity.maxGames;
+    expect(capacity()).toBe(2);
+
+    // A lease later b claims the stale hello a never applied.
+    for (let beat = 0; beat < 4; beat++) {
+      await timers.advance(LEASE_MS / 3);
+      await c.gateway.watchOwner(); // c's heartbeat stays alive
+      await b.seat.keepLease();
+    }
+    expect(b.seat.owner).toBe(true);
+    await settle([b, c]);
+    expect(closed).toEqual([]);
+    expect(b.core!.view.servers().map((s) => s.serverId)).toEqual(['s']);
+    expect(capacity()).toBe(2);
+  });
+});
