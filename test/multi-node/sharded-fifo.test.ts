@@ -5,20 +5,16 @@
  * gets one slot, and games of 4 are made one after another. The tickets must be placed in arrival
  * order: the k-th game holds exactly the k-th four tickets, and its CreateGame seats only them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import type { ServiceError } from '@grpc/grpc-js';
 import type { Assignment, FindGameUpdate, MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
-import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
 import { findGameRequest } from '../support/find-game.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { until } from '../support/until.js';
 import { PARTITION } from './cluster-fixture.js';
-import { NodeProcess } from './node-process.js';
 import { ownedShards } from './shard-log.js';
 
-const hasRedis = redisBinaryPresent();
-const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 const TICKETS = 12;
 const PER_GAME = 4;
 
@@ -41,41 +37,21 @@ function findQueued(client: MatchmakerClient, ticketId: string): { queued: Promi
 }
 
 describe('sharded nodes: FIFO within a factory across nodes', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  const nodes: NodeProcess[] = [];
-  const closing: (() => void)[] = [];
-
-  beforeAll(async () => {
-    if (!hasRedis) return;
-    redis = await RedisServer.start({ appendfsync: 'always' });
-    admin = new Redis(redis.port, '127.0.0.1');
-  }, 30_000);
-  afterEach(async () => {
-    for (const close of closing.splice(0)) close();
-    await Promise.all(nodes.splice(0).map((n) => n.stop()));
-    await admin?.flushall();
-  });
-  afterAll(async () => {
-    await admin?.quit();
-    await redis?.stop();
-  });
+  const cluster = shardedProcesses();
 
   it('finds through both nodes, queued for want of a slot, are placed in arrival order', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => ownedShards(a.log).size === 64, 20_000, 'a takes every shard');
-    const b = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(b);
+    const b = await cluster.start();
     await until(() => ownedShards(b.log).size === 32 && ownedShards(a.log).size === 32, 20_000, 'a and b hold half the shards each');
 
     // One server of the factory, no slot free yet; a game ends as soon as it is full.
     const server = new GameServerConnection(a.address, { serverId: 's1', endpoint: 's1:7777', attributes: { ...PARTITION }, templates: ['diablo'], maxGames: 0 }, { autoJoin: true, endWhenFull: PER_GAME });
-    closing.push(() => server.close());
+    cluster.onClose(() => server.close());
     await server.connect();
     const clients = [a.matchmaker(), b.matchmaker()];
-    closing.push(() => clients.forEach((c) => c.close()));
+    cluster.onClose(() => clients.forEach((c) => c.close()));
 
     const arrival: string[] = [];
     const assignments: Promise<Assignment>[] = [];

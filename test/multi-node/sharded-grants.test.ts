@@ -8,57 +8,33 @@
  * server's slots. Issue 20: the server's stream used to be closed as the shards spread (a hello
  * claimed late from an owner that stepped down replaced the newer one; relay-stale-hello.test.ts).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
 import { findGame } from '../support/find-game.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { until } from '../support/until.js';
 import { PARTITION } from './cluster-fixture.js';
-import { NodeProcess } from './node-process.js';
 import { ownedShards } from './shard-log.js';
 
-const hasRedis = redisBinaryPresent();
-const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 
 describe('sharded nodes: a server’s slots follow demand', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  const nodes: NodeProcess[] = [];
-  const closing: (() => void)[] = [];
-
-  beforeAll(async () => {
-    if (!hasRedis) return;
-    redis = await RedisServer.start({ appendfsync: 'always' });
-    admin = new Redis(redis.port, '127.0.0.1');
-  }, 30_000);
-  afterEach(async () => {
-    for (const close of closing.splice(0)) close();
-    await Promise.all(nodes.splice(0).map((n) => n.stop()));
-    await admin?.flushall();
-  });
-  afterAll(async () => {
-    await admin?.quit();
-    await redis?.stop();
-  });
+  const cluster = shardedProcesses();
 
   it('the busy shard gets most of a server’s slots within a few grant rounds; the server never gets more games than slots', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => ownedShards(a.log).size === 64, 20_000, 'a takes every shard');
-    const b = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(b);
+    const b = await cluster.start();
     await until(() => ownedShards(b.log).size === 32 && ownedShards(a.log).size === 32, 20_000, 'a and b hold half the shards each');
 
     // Every factory of every template (no attributes: all partitions), 8 slots; players never join.
     // It reconnects (games re-announced) if a shard's new owner closes its stream as shards spread.
     const server = new GameServerConnection(a.address, { serverId: 's1', endpoint: 's1:7777', maxGames: 8 }, { reconnect: true });
-    closing.push(() => server.close());
+    cluster.onClose(() => server.close());
     const { factories } = await server.connect();
     expect(factories.length).toBeGreaterThan(16);
     const client = b.matchmaker();
-    closing.push(() => client.close());
+    cluster.onClose(() => client.close());
 
     const games = new Set<string>();
     const finds = Array.from({ length: 32 }, (_, i) =>
@@ -67,7 +43,7 @@ describe('sharded nodes: a server’s slots follow demand', () => {
         () => undefined,
       ),
     );
-    closing.push(() => void Promise.allSettled(finds));
+    cluster.onClose(() => void Promise.allSettled(finds));
     // An even split gives the factory's shard at most one of the 8 slots: one game of 4 at a time.
     await until(() => games.size >= 4, 40_000, '4 games of the busy factory running at once').catch((error: Error) => {
       const notes = a.log.split('\n').filter((l) => /slot grants moved|slot grant round failed|newer connection/.test(l)).slice(-6);

@@ -5,51 +5,29 @@
  * a shard's new owner is told of them by the gateways. (The bench lost tickets at 2 and 4 nodes
  * because every shard move closed every game server stream, and its servers did not reconnect.)
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
 import { findGame } from '../support/find-game.js';
 import { NodeProcess } from './node-process.js';
 import { until } from '../support/until.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 
-const hasRedis = redisBinaryPresent();
-const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 const owned = (node: NodeProcess) => (node.log.match(/this node now owns a shard/g)?.length ?? 0) - (node.log.match(/this node no longer owns a shard/g)?.length ?? 0);
 const PARTITIONS = ['normal', 'hard', 'expert', 'master'].flatMap((difficulty) => [false, true].map((hardcore) => ({ difficulty, hardcore, version: 'v201' })));
 
 describe('sharded nodes: a node joins under load', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  const nodes: NodeProcess[] = [];
-  const closing: (() => void)[] = [];
-
-  beforeAll(async () => {
-    if (!hasRedis) return;
-    redis = await RedisServer.start({ appendfsync: 'always' });
-    admin = new Redis(redis.port, '127.0.0.1');
-  }, 30_000);
-  afterEach(async () => {
-    for (const close of closing.splice(0)) close();
-    await Promise.all(nodes.splice(0).map((n) => n.stop()));
-    await admin?.flushall();
-  });
-  afterAll(async () => {
-    await admin?.quit();
-    await redis?.stop();
-  });
+  const cluster = shardedProcesses();
 
   it('every find sent while half the shards move to a joining node is assigned once, with no retry', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => owned(a) === 64, 20_000, 'a takes every shard');
     // Servers of every factory that do not reconnect: a closed stream would strand their games.
     const servers = ['s1', 's2'].map((serverId) => new GameServerConnection(a.address, { serverId, endpoint: `${serverId}:7777`, maxGames: 200 }, { autoJoin: true, endWhenFull: 4 }));
-    closing.push(() => servers.forEach((s) => s.close()));
+    cluster.onClose(() => servers.forEach((s) => s.close()));
     await Promise.all(servers.map((s) => s.connect()));
     const client = a.matchmaker();
-    closing.push(() => client.close());
+    cluster.onClose(() => client.close());
 
     const outcomes = new Map<string, string>();
     const one = (i: number) => {
@@ -65,8 +43,7 @@ describe('sharded nodes: a node joins under load', () => {
     let b: NodeProcess | undefined;
     const joining = (async () => {
       await new Promise((r) => setTimeout(r, 1000));
-      b = await NodeProcess.start(redis.url, SHARDED);
-      nodes.push(b);
+      b = await cluster.start();
     })();
     for (let i = 0; i < 160; i++) {
       finds.push(one(i));

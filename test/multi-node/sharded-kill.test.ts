@@ -7,23 +7,19 @@
  * survivor owns every shard within 3 s by its own log; and the factories of the shards it
  * already owned go on assigning while the killed node's shards wait for their lease to lapse.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { valueKey } from '../../src/attributes/attribute-value.js';
 import { parseConfig } from '../../src/config/load.js';
 import { FactoryRegistry } from '../../src/factories/factory-registry.js';
 import { shardOfFactory } from '../../src/sharding/index.js';
 import { readFileSync } from 'node:fs';
-import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
 import { findGame } from '../support/find-game.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { until } from '../support/until.js';
 import { retried } from './cluster-fixture.js';
-import { NodeProcess } from './node-process.js';
 import { ownedShards, ownedAt } from './shard-log.js';
 
-const hasRedis = redisBinaryPresent();
-const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 const SHARDS = 64;
 const PARTITIONS = ['normal', 'hard', 'expert', 'master', 'torment'].flatMap((difficulty) =>
   [false, true].flatMap((hardcore) => ['v201', 'v202'].map((version) => ({ difficulty, hardcore, version }))),
@@ -46,33 +42,13 @@ interface Outcome {
 }
 
 describe('sharded nodes: kill -9 of a shard owner under load', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  const nodes: NodeProcess[] = [];
-  const closing: (() => void)[] = [];
-
-  beforeAll(async () => {
-    if (!hasRedis) return;
-    redis = await RedisServer.start({ appendfsync: 'always' });
-    admin = new Redis(redis.port, '127.0.0.1');
-  }, 30_000);
-  afterEach(async () => {
-    for (const close of closing.splice(0)) close();
-    await Promise.all(nodes.splice(0).map((n) => n.stop()));
-    await admin?.flushall();
-  });
-  afterAll(async () => {
-    await admin?.quit();
-    await redis?.stop();
-  });
+  const cluster = shardedProcesses();
 
   it('0 lost, 0 doubled, takeover within 3 s, and the survivor’s own shards keep assigning meanwhile', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => ownedShards(a.log).size === SHARDS, 20_000, 'a takes every shard');
-    const b = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(b);
+    const b = await cluster.start();
     await until(() => ownedShards(b.log).size === SHARDS / 2 && ownedShards(a.log).size === SHARDS / 2, 20_000, 'a and b hold half the shards each');
     const mine = ownedShards(b.log);
     const onA = PARTITIONS.filter((p) => !mine.has(shardOf(p))).length;
@@ -81,10 +57,10 @@ describe('sharded nodes: kill -9 of a shard owner under load', () => {
 
     // Servers of every factory, on the survivor; a game ends when full, so slots keep coming back.
     const servers = ['s1', 's2'].map((serverId) => new GameServerConnection(b.address, { serverId, endpoint: `${serverId}:7777`, maxGames: 200 }, { autoJoin: true, endWhenFull: 4 }));
-    closing.push(() => servers.forEach((s) => s.close()));
+    cluster.onClose(() => servers.forEach((s) => s.close()));
     await Promise.all(servers.map((s) => s.connect()));
     const client = b.matchmaker();
-    closing.push(() => client.close());
+    cluster.onClose(() => client.close());
 
     const outcomes = new Map<string, Outcome>();
     const one = (i: number): Promise<unknown> => {

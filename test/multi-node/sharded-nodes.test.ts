@@ -3,56 +3,33 @@
  * shards spread over the nodes, finds on one node are placed on servers of the other, and a
  * node's kill -9 moves its shards to the survivor within the lease.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
 import { NodeProcess } from './node-process.js';
 import { until } from '../support/until.js';
 import { ReconnectingServer, find, retried } from './cluster-fixture.js';
 
-const hasRedis = redisBinaryPresent();
-const SHARDED = { GAMEFACTORY_CLUSTER_MODE: 'sharded' };
 const owned = (node: NodeProcess) => node.log.match(/this node now owns a shard/g)?.length ?? 0;
 
 describe('sharded nodes on one Redis', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  const nodes: NodeProcess[] = [];
-  const closing: (() => void)[] = [];
-
-  beforeAll(async () => {
-    if (!hasRedis) return;
-    redis = await RedisServer.start({ appendfsync: 'always' });
-    admin = new Redis(redis.port, '127.0.0.1');
-  }, 30_000);
-  afterEach(async () => {
-    for (const close of closing.splice(0)) close();
-    await Promise.all(nodes.splice(0).map((n) => n.stop()));
-    await admin?.flushall();
-  });
-  afterAll(async () => {
-    await admin?.quit();
-    await redis?.stop();
-  });
+  const cluster = shardedProcesses();
 
   it('the shards spread over two nodes; finds on one reach servers on the other; a kill -9 moves its shards within 3 s', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => owned(a) === 64, 20_000, 'a takes every shard').catch((e: Error) => {
       throw new Error(`${e.message}: owned ${owned(a)}\n${a.log.slice(-3000)}`);
     });
-    const b = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(b);
+    const b = await cluster.start();
     // b takes its share: a hands over the shards the plan gives b.
     await until(() => owned(b) === 32, 20_000, 'b takes half the shards');
 
     let serversAt = a.address;
     const servers = [new ReconnectingServer(() => serversAt, 's1', 4), new ReconnectingServer(() => serversAt, 's2', 4)];
-    closing.push(() => servers.forEach((s) => s.close()));
+    cluster.onClose(() => servers.forEach((s) => s.close()));
     await Promise.all(servers.map((s) => s.connect()));
     const client = b.matchmaker();
-    closing.push(() => client.close());
+    cluster.onClose(() => client.close());
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => retried(() => find(client, `t${i}`), 20_000)));
     const games = new Map<string, number>();
     for (const r of results) games.set(r.assignment.gameId, (games.get(r.assignment.gameId) ?? 0) + 1);
@@ -71,17 +48,15 @@ describe('sharded nodes on one Redis', () => {
 
   it('a paused node loses its shards within 3 s, finds go on through the survivor, and on waking it stops acting for them', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const a = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(a);
+    const a = await cluster.start();
     await until(() => owned(a) === 64, 20_000, 'a takes every shard');
-    const b = await NodeProcess.start(redis.url, SHARDED);
-    nodes.push(b);
+    const b = await cluster.start();
     await until(() => owned(b) === 32, 20_000, 'b takes half the shards');
     const servers = [new ReconnectingServer(() => b.address, 's1', 8)];
-    closing.push(() => servers.forEach((s) => s.close()));
+    cluster.onClose(() => servers.forEach((s) => s.close()));
     await Promise.all(servers.map((s) => s.connect()));
     const client = b.matchmaker();
-    closing.push(() => client.close());
+    cluster.onClose(() => client.close());
 
     const pausedAt = Date.now();
     const logBefore = a.log.length;
