@@ -143,7 +143,11 @@ export class FakeRelay {
     };
   }
 
+  /** Every message nodes sent the inbox, in order, for tests that count what a node said. */
+  readonly sent: InboxMessage[] = [];
+
   private push(message: InboxMessage): void {
+    this.sent.push(message);
     this.inbox.push({ id: this.nextId++, text: encode(message) });
   }
 

@@ -467,6 +467,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
       case 'bye': {
         const channel = this.channels.get(message.serverId);
         if (channel?.node !== message.node || channel.local) return;
+        // A bye for one connection: the node holds no such one; a newer one from it stays.
+        if (message.conn !== undefined && message.conn !== channel.conn) return;
         this.channels.delete(message.serverId);
         core.disconnectServer(message.serverId, channel);
         return;

@@ -11,7 +11,8 @@ export type InboxMessage =
   | { readonly k: 'abandon'; readonly node: string; readonly ticketId: string }
   /** `conn` numbers the server's connections on its node, so a close meant for an older one spares the newer. */
   | { readonly k: 'hello'; readonly node: string; readonly conn: number; readonly hello: ServerHello }
-  | { readonly k: 'bye'; readonly node: string; readonly serverId: string }
+  /** `conn`: only that connection (a node telling the owner it holds no such connection); absent: whichever the owner holds from the node. */
+  | { readonly k: 'bye'; readonly node: string; readonly serverId: string; readonly conn?: number }
   | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent };
 
 export interface KeptCheck {

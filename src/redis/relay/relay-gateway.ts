@@ -25,6 +25,9 @@ export interface ReannouncingChannel extends ServerChannel {
   reannounce(): ServerHello | undefined;
 }
 
+/** Stale connections remembered, so a burst of orders for one is answered with one bye. */
+const TOLD_GONE_KEPT = 1024;
+
 const canReannounce = (channel: ServerChannel): channel is ReannouncingChannel => typeof (channel as Partial<ReannouncingChannel>).reannounce === 'function';
 
 interface Waiting {
@@ -55,6 +58,8 @@ export class RelayGateway implements CoordinatorCommands {
   private cancelWatch: (() => void) | undefined;
   private readonly cancels = new Map<number, PendingCancel>();
   private lastCancel = 0;
+  /** Connections the owner was told are gone (server id and connection number), oldest first. */
+  private readonly toldGone = new Set<string>();
 
   constructor(
     private readonly store: GatewayStore,
@@ -233,8 +238,7 @@ export class RelayGateway implements CoordinatorCommands {
       case 'order': {
         const server = this.servers.get(message.serverId);
         if (server?.conn === message.conn) server.channel.send(message.order);
-        // Meant for a connection that is gone: the core resolves it (a creation times out and is placed again).
-        else this.log.info({ serverId: message.serverId, conn: message.conn, current: server?.conn, order: message.order.kind }, 'relay: an order for a closed server connection was dropped');
+        else this.staleOrder(message.serverId, message.conn, message.order.kind, server?.conn);
         return;
       }
       case 'close': {
@@ -245,6 +249,22 @@ export class RelayGateway implements CoordinatorCommands {
         return server.channel.close(fromWire(message.error));
       }
     }
+  }
+
+  /**
+   * An order for a connection of the server this node no longer holds (it closed, or the server
+   * was announced again since) is not handed to the server. The owner is told at once that the
+   * node holds no such connection (a bye for that one only), so a creation it ordered there goes
+   * back in line now instead of waiting out its confirm window, and no further order goes to the
+   * ghost. An owner that holds a newer connection from this node ignores it; once per connection.
+   */
+  private staleOrder(serverId: string, conn: number, order: string, current: number | undefined): void {
+    const key = `${serverId}\u0000${conn}`;
+    if (this.toldGone.has(key)) return;
+    this.toldGone.add(key);
+    if (this.toldGone.size > TOLD_GONE_KEPT) this.toldGone.delete(this.toldGone.values().next().value!);
+    this.log.info({ serverId, conn, current, order }, 'relay: an order for a closed server connection was not sent; the owner is told the connection is gone');
+    this.send({ k: 'bye', node: this.nodeId, serverId, conn });
   }
 
   private settleCancel(req: number, outcome: boolean | MatchmakingError): void {
