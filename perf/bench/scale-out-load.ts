@@ -109,5 +109,6 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
 }
 
 const plan = JSON.parse(process.argv[2]!) as LoadPlan;
-process.stdout.write(`${JSON.stringify(await run(plan))}\n`);
-process.exit(0);
+// Exit once the report is flushed: stdout to a pipe is written asynchronously, and an exit
+// before then cut a large report (32,000 tickets' seats) short of its end.
+process.stdout.write(`${JSON.stringify(await run(plan))}\n`, () => process.exit(0));
