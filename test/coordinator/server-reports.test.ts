@@ -86,4 +86,25 @@ factories:
     coordinator.onServerEvent('s1', { kind: 'playerJoined', gameId: 'duel-1', playerId: 'x' });
     expect(rejections(s1)).toEqual(['playerJoined: player "x" holds no seat in game "duel-1": only players the coordinator reserved for it may join']);
   });
+
+  it('a player a server only names in its hello may still find a game, and that server cannot then take them out of it', async () => {
+    const { coordinator, timers, connect, find } = setup();
+    const evil = new RecordingChannel();
+    // A hello naming a stranger in its game: the coordinator never seated them there.
+    coordinator.connectServer(helloOf('evil', [{ ...running('g-evil', ['victim'], timers.now - 1000), open: false }], 1), evil);
+    const good = connect('good', 5);
+    const victim = find('v', ['victim'], 'party');
+    expect(victim.listener.error).toBeUndefined();
+    await settle();
+    const create = good.creates().find((o) => o.playerIds.includes('victim'));
+    expect(create).toBeDefined();
+    coordinator.onServerEvent('good', { kind: 'gameCreated', requestId: create!.requestId, gameId: 'g-good' });
+    expect(victim.listener.assignment?.gameId).toBe('g-good');
+    coordinator.onServerEvent('good', { kind: 'playerJoined', gameId: 'g-good', playerId: 'victim' });
+    // Now the seat is the coordinator's: the naming server can neither leave nor rejoin them.
+    coordinator.onServerEvent('evil', { kind: 'playerLeft', gameId: 'g-evil', playerId: 'victim' });
+    coordinator.onServerEvent('evil', { kind: 'playerJoined', gameId: 'g-evil', playerId: 'victim' });
+    expect(rejections(evil)).toEqual(['playerLeft: player "victim" is not in game "g-evil"', 'playerJoined: player "victim" holds a seat in another game']);
+    expect(() => find('v2', ['victim'], 'party')).toThrow(/player "victim" is in game "g-good"/);
+  });
 });

@@ -28,6 +28,13 @@ export class RunningGames {
   private readonly byServer = new Map<string, Set<string>>();
   /** Player -> the game they hold a seat in: an index over the runtimes' seats, never set elsewhere. */
   private readonly seatOf = new Map<string, string>();
+  /**
+   * Players whose seat only a server's hello names (the coordinator never gave it): it does not
+   * stop them finding a game, so a server cannot keep a stranger out of matchmaking by naming them.
+   */
+  private readonly onlyAnnounced = new Set<string>();
+  /** Games adopted from a hello with no record of the coordinator's: a player coming back to one is only its server's word. */
+  private readonly announcedGames = new Set<string>();
   private readonly finished = new FinishedGames();
   /** Games a server runs that could not be adopted (see sortRunningGames): each holds a slot until it ends. */
   private readonly slotOnly = new Map<string, Set<string>>();
@@ -55,6 +62,11 @@ export class RunningGames {
     return this.seatOf.get(playerId);
   }
 
+  /** The game whose seat stops this player finding another: one the coordinator gave or confirmed, not one a hello only names. */
+  seatHeld(playerId: string): string | undefined {
+    return this.onlyAnnounced.has(playerId) ? undefined : this.seatOf.get(playerId);
+  }
+
   /**
    * A game a server re-announced in its hello (already checked by sortRunningGames). Its players
    * hold their seats, but only the coordinator's own record of the game (it ended when the server's
@@ -65,7 +77,8 @@ export class RunningGames {
     const ours = known?.serverId === serverId && known.factory === game.factory && !known.announced ? known : undefined;
     if (ours) this.finished.forget(game.gameId);
     this.add(serverId, game.gameId, game.factory, [], ours ? { seated: new Set(ours.players), startedAt: ours.startedAt, announced: false } : undefined);
-    this.seat(game.gameId, game.playerIds, false);
+    if (!ours) this.announcedGames.add(game.gameId);
+    this.seat(game.gameId, game.playerIds, false, (p) => !ours?.players.has(p));
     this.registry.get(game.factory)!.addGame(game);
     this.ctx.out.event('gameStarted', { gameId: game.gameId, serverId, factory: game.factory });
   }
@@ -77,7 +90,7 @@ export class RunningGames {
    */
   adoptOrdered(serverId: string, game: RunningGame, players: readonly string[], token: string, orderedAt: number): void {
     this.add(serverId, game.gameId, game.factory, [], { seated: new Set(players), startedAt: orderedAt, announced: false });
-    this.seat(game.gameId, game.playerIds, false);
+    this.seat(game.gameId, game.playerIds, false, () => true);
     this.seat(game.gameId, players, true);
     const runtime = this.registry.get(game.factory)!;
     runtime.addGame(game);
@@ -123,7 +136,8 @@ export class RunningGames {
     if (seatedIn === undefined && !runtime.mayRejoin(gameId, playerId)) {
       return `player "${playerId}" holds no seat in game "${gameId}": only players the coordinator reserved for it may join`;
     }
-    this.seat(gameId, [playerId], false);
+    // A seat the player held here keeps its standing; one taken back in an adopted game is its server's word.
+    if (seatedIn === undefined) this.seat(gameId, [playerId], false, () => this.announcedGames.has(gameId));
     runtime.playerJoined(gameId, playerId, this.ctx.now());
     return undefined;
   }
@@ -132,7 +146,7 @@ export class RunningGames {
   left(gameId: string, playerId: string): RunningGameRecord | undefined {
     const game = this.games.get(gameId);
     if (!game) return undefined;
-    if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
+    this.unseat(playerId, gameId);
     this.registry.get(game.factory)?.playerLeft(gameId, playerId, this.ctx.now());
     return game;
   }
@@ -141,7 +155,7 @@ export class RunningGames {
   lapseReservations(runtime: FactoryRuntime): boolean {
     const lapsed = runtime.expireReservations(this.ctx.now());
     for (const { gameId, playerIds } of lapsed) {
-      for (const playerId of playerIds) if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
+      for (const playerId of playerIds) this.unseat(playerId, gameId);
     }
     return lapsed.length > 0;
   }
@@ -151,11 +165,10 @@ export class RunningGames {
     const game = this.games.get(gameId);
     if (!game) return undefined;
     this.games.delete(gameId);
+    this.announcedGames.delete(gameId);
     const onServer = this.byServer.get(game.serverId);
     if (onServer?.delete(gameId) && onServer.size === 0) this.byServer.delete(game.serverId);
-    for (const playerId of this.registry.get(game.factory)?.removeGame(gameId) ?? []) {
-      if (this.seatOf.get(playerId) === gameId) this.seatOf.delete(playerId);
-    }
+    for (const playerId of this.registry.get(game.factory)?.removeGame(gameId) ?? []) this.unseat(playerId, gameId);
     if (game.ranked) this.finished.ended(rankedGame(game, game.ranked, this.ctx.now()), this.ctx.now());
     this.ctx.out.event('gameEnded', { gameId, serverId: game.serverId, factory: game.factory });
     return game;
@@ -213,13 +226,24 @@ export class RunningGames {
     this.seat(gameId, playerIds, record !== undefined);
   }
 
-  /** `assigned`: the coordinator gave these seats (a creation, a reservation), so a ranked result may name them. */
-  private seat(gameId: string, playerIds: readonly string[], assigned: boolean): void {
+  /**
+   * `assigned`: the coordinator gave these seats (a creation, a reservation), so a ranked result
+   * may name them. `announced`: which of them only a server's hello names (none by default).
+   */
+  private seat(gameId: string, playerIds: readonly string[], assigned: boolean, announced?: (playerId: string) => boolean): void {
     const ranked = assigned ? this.games.get(gameId)?.ranked : undefined;
     for (const playerId of playerIds) {
       this.seatOf.set(playerId, gameId);
+      if (announced?.(playerId)) this.onlyAnnounced.add(playerId);
+      else this.onlyAnnounced.delete(playerId);
       ranked?.seated.add(playerId);
     }
+  }
+
+  private unseat(playerId: string, gameId: string): void {
+    if (this.seatOf.get(playerId) !== gameId) return;
+    this.seatOf.delete(playerId);
+    this.onlyAnnounced.delete(playerId);
   }
 }
 

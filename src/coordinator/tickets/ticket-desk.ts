@@ -84,7 +84,7 @@ export class TicketDesk {
     try {
       runtime?.validate(request);
       for (const player of request.party) {
-        const gameId = this.games.gameOf(player.playerId);
+        const gameId = this.games.seatHeld(player.playerId);
         if (gameId !== undefined) {
           throw new MatchmakingError('FAILED_PRECONDITION', `party: player "${player.playerId}" is in game "${gameId}"; leave it before finding another`);
         }
