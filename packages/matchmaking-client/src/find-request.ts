@@ -31,6 +31,13 @@ export interface FindRequest {
   readonly location?: { readonly latitude: number; readonly longitude: number };
   /** Competitive: soft preferences (e.g. language) the factory weighs; they never exclude a game. */
   readonly softAttributes?: Record<string, string>;
+  /**
+   * Competitive: the party's own wait budget in milliseconds (past it any score gap will do);
+   * within the template's `playerLimits.waitBudgetMs`, else the find fails INVALID_ARGUMENT.
+   */
+  readonly waitBudgetMs?: number;
+  /** Competitive: the party's own latency ceiling in milliseconds, within `playerLimits.maxLatencyMs`. */
+  readonly maxLatencyMs?: number;
 }
 
 export function wireFindRequest(ticketId: string, request: FindRequest): FindGameRequest {
@@ -45,5 +52,7 @@ export function wireFindRequest(ticketId: string, request: FindRequest): FindGam
     vetoedMaps: [...(request.vetoedMaps ?? [])],
     location: request.location && { latitude: request.location.latitude, longitude: request.location.longitude },
     softAttributes: request.softAttributes && { values: { ...request.softAttributes } },
+    waitBudgetMs: request.waitBudgetMs,
+    maxLatencyMs: request.maxLatencyMs,
   };
 }
