@@ -1,4 +1,4 @@
-// The operator page (issue 16): polls GET /api/overview every second and draws it with uPlot.
+// The operator page: polls GET /api/overview every second and draws it with uPlot.
 'use strict';
 (function () {
   const POLL_MS = 1000;

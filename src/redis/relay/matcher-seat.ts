@@ -488,7 +488,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
    * message comes late when an owner that stepped down while its read of the inbox was blocked
    * got it: it stays pending there until this owner claims it, a lease later, behind requests
    * sent after it. A stale hello applied then would replace the newer connection, whose close
-   * would end the server's stream on its node (issue 20).
+   * would end the server's stream on its node.
    */
   private superseded(serverId: string, node: string, id: string): boolean {
     const channel = this.channels.get(serverId);
