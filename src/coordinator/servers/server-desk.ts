@@ -97,7 +97,7 @@ export class ServerDesk {
     const seated = new Set(game.playerIds);
     const riders = candidates.filter(({ players }) => {
       const fresh = players.filter((p) => !seated.has(p));
-      if (fresh.some((p) => this.games.gameOf(p) !== undefined) || seated.size + fresh.length > size) return false;
+      if (fresh.some((p) => this.games.seatHeld(p) !== undefined) || seated.size + fresh.length > size) return false;
       for (const p of fresh) seated.add(p);
       return true;
     });
