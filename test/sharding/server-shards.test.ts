@@ -79,6 +79,24 @@ describe('a game server split over the shards it hosts', () => {
     expect(split.helloOf(9).runningGames).toEqual([]);
   });
 
+  it("a shard's next owner is told of seats ordered but not joined yet as the game's players, until they join or their reservation ends", () => {
+    let now = 1000;
+    const split = new ServerShards(hello(6), [9], shardOf, () => now);
+    split.ordered(9, { kind: 'createGame', requestId: 'r1', factory: 'f9', partition: new Map(), matchable: new Map(), playerIds: ['a', 'b'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
+    split.route({ kind: 'gameCreated', requestId: 'r1', gameId: 'g1' });
+    split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'a' });
+    split.ordered(9, { kind: 'reserveSeats', gameId: 'g1', playerIds: ['c'], reservationToken: 't2', expiresInMs: 5_000 });
+    // The owner that ordered them died: its successor must not offer b's and c's seats again.
+    expect(split.helloOf(9).runningGames[0]!.playerIds).toEqual(['a', 'b', 'c']);
+    split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'c' });
+    expect(split.helloOf(9).runningGames[0]!.playerIds).toEqual(['a', 'c', 'b']);
+    now += 30_000; // b never came: its seat is no longer held
+    expect(split.helloOf(9).runningGames[0]!.playerIds).toEqual(['a', 'c']);
+    split.ordered(9, { kind: 'reserveSeats', gameId: 'g1', playerIds: ['d'], reservationToken: 't3', expiresInMs: 5_000 });
+    split.route({ kind: 'gameEnded', gameId: 'g1' });
+    expect(split.helloOf(9).runningGames).toEqual([]);
+  });
+
   it('a new capacity is granted again: each shard gets its own share', () => {
     const split = new ServerShards(hello(4, [], 10), [1, 2], shardOf);
     expect(split.capacityOf(1)).toEqual({ maxGames: 2, maxStartsPerSecond: 5 });

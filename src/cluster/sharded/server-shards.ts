@@ -8,6 +8,11 @@ const ENDED_KEPT = 1024;
 const STALE_CREATION_WINDOWS = 3;
 /** ... and never sooner than this. */
 const STALE_CREATION_MIN_MS = 30_000;
+/**
+ * A created game's players who have not joined yet are re-announced as its players this long
+ * (ReserveSeats carries its own expiry): beyond a cooperative reservation's default (10 s).
+ */
+const CREATED_SEATS_KEPT_MS = 30_000;
 
 /** A running game as the server would re-announce it (its players in, not the seats held for others). */
 interface MirroredGame {
@@ -50,7 +55,16 @@ export class ServerShards {
    */
   private readonly games = new Map<string, MirroredGame>();
   /** CreateGame orders not answered yet: what the game will be. */
-  private readonly creating = new Map<string, { readonly factory: string; readonly matchable: AttributeSet; readonly shard: number; readonly staleAt: number }>();
+  private readonly creating = new Map<
+    string,
+    { readonly factory: string; readonly matchable: AttributeSet; readonly shard: number; readonly staleAt: number; readonly playerIds: readonly string[] }
+  >();
+  /**
+   * Seats ordered (a CreateGame's, a ReserveSeats') whose players have not joined yet, by game,
+   * each until its reservation ends. A shard's next owner is told of them as the game's players:
+   * the server holds them, and a game re-announced without them had its seats offered twice.
+   */
+  private readonly reserved = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly hello: ServerHello,
@@ -105,7 +119,7 @@ export class ServerShards {
     const runningGames: RunningGame[] = [];
     for (const game of this.games.values()) {
       if (this.shardOf(game.factory) !== shard) continue;
-      runningGames.push({ ...game, playerIds: [...game.playerIds] });
+      runningGames.push({ ...game, playerIds: this.playersOf(game) });
     }
     return { ...this.hello, capacity: this.capacityOf(shard), runningGames };
   }
@@ -136,9 +150,12 @@ export class ServerShards {
       }
       this.byRequest.set(order.requestId, shard);
       const staleAfter = Math.max(STALE_CREATION_MIN_MS, STALE_CREATION_WINDOWS * order.confirmWithinMs);
-      this.creating.set(order.requestId, { factory: order.factory, matchable: order.matchable, shard, staleAt: this.now() + staleAfter });
+      this.creating.set(order.requestId, { factory: order.factory, matchable: order.matchable, shard, staleAt: this.now() + staleAfter, playerIds: order.playerIds });
       this.count(shard, 1);
-    } else if (order.kind === 'reserveSeats') this.byGame.set(order.gameId, shard);
+    } else if (order.kind === 'reserveSeats') {
+      this.byGame.set(order.gameId, shard);
+      if (this.games.has(order.gameId)) this.reserve(order.gameId, order.playerIds, order.expiresInMs);
+    }
     return undefined;
   }
 
@@ -194,6 +211,7 @@ export class ServerShards {
         // Its slot was counted as starting; a game id already running is refused by the core: the slot frees.
         if (this.games.has(event.gameId)) return this.count(order.shard, -1);
         this.games.set(event.gameId, { gameId: event.gameId, factory: order.factory, requestId: event.requestId, matchable: order.matchable, playerIds: new Set(), open: true, startedAt: this.now() });
+        this.reserve(event.gameId, order.playerIds, CREATED_SEATS_KEPT_MS);
         return;
       }
       case 'gameCreationFailed': {
@@ -203,8 +221,10 @@ export class ServerShards {
         return this.count(order.shard, -1);
       }
       case 'playerJoined':
+        this.reserved.get(event.gameId)?.delete(event.playerId);
         return void game?.playerIds.add(event.playerId);
       case 'playerLeft':
+        this.reserved.get(event.gameId)?.delete(event.playerId);
         return void game?.playerIds.delete(event.playerId);
       case 'gameOpened':
       case 'gameClosed':
@@ -215,10 +235,32 @@ export class ServerShards {
         return;
       case 'gameEnded':
         if (game) this.count(this.shardOf(game.factory), -1);
+        this.reserved.delete(event.gameId);
         return void this.games.delete(event.gameId);
       default:
         return;
     }
+  }
+
+  private reserve(gameId: string, playerIds: readonly string[], forMs: number): void {
+    let seats = this.reserved.get(gameId);
+    if (!seats) this.reserved.set(gameId, (seats = new Map()));
+    const until = this.now() + forMs;
+    for (const playerId of playerIds) seats.set(playerId, until);
+  }
+
+  /** The game's players as a next owner should see them: those in it, and those whose seats are still held for them. */
+  private playersOf(game: MirroredGame): string[] {
+    const players = [...game.playerIds];
+    const seats = this.reserved.get(game.gameId);
+    if (!seats) return players;
+    const now = this.now();
+    for (const [playerId, until] of seats) {
+      if (until <= now) seats.delete(playerId);
+      else if (!game.playerIds.has(playerId)) players.push(playerId);
+    }
+    if (seats.size === 0) this.reserved.delete(game.gameId);
+    return players;
   }
 
   /** An ended game is kept a while for its result, then forgotten. */
