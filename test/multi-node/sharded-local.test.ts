@@ -330,8 +330,9 @@ describe('a sharded node takes finds for its own shards in process', () => {
     await settle(all);
     server.confirmAll();
     await settle(all);
-    // (The re-announced game lists no player: this fake server never reports its joins, so t2 gets its seat.)
-    expect(second.assignments.map((x) => x.gameId)).toEqual(['g-p-t1']);
+    // The re-announced game lists p-t1: this fake server never reports its joins, and the seat the
+    // game was created with is still held for it, so t2 gets a game of its own.
+    expect(second.assignments.map((x) => x.gameId)).toEqual(['g-p-t2']);
     expect(relays[0]!.out.get('a')?.length ?? 0).toBe(answersBefore);
     expect(relays[0]!.inbox).toEqual([]);
   });
