@@ -7,7 +7,7 @@ import { FakeRelay } from './fake-relay.js';
 import { InProcessNode, LEASE_MS, settle } from './in-process-cluster.js';
 
 /**
- * Issue 20: an owner that stepped down while its read of the inbox was blocked still receives
+ * An owner that stepped down while its read of the inbox was blocked still receives
  * the requests that arrive meanwhile; they stay pending under it until the next owner claims
  * them a lease later, behind requests sent after them. A node's hello claimed that late must not
  * replace the newer connection the same node announced since (the owner would close that one,

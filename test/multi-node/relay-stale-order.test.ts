@@ -6,7 +6,7 @@ import { FakeRelay } from './fake-relay.js';
 import { InProcessNode, LEASE_MS, Player, Server, settle } from './in-process-cluster.js';
 
 /**
- * Issue 20: an owner can hold a server by a connection its node no longer holds (announced twice
+ * An owner can hold a server by a connection its node no longer holds (announced twice
  * while shards moved, or closed on the node without a bye reaching this owner). Its orders there
  * went nowhere, and each creation waited out its confirm window (here 60 s) before going back in
  * line: on a quiet machine, 4 sharded nodes did less than one. The node now answers such an order

@@ -5,7 +5,7 @@
  * its players never come, so each game holds its 4 seats: a game per 4 finds, each on a slot of
  * the busy shard. The node's grant loop must move most of the server's slots to that shard
  * within a few rounds (2 s each), so several of its games run at once, and never more than the
- * server's slots. Issue 20: the server's stream used to be closed as the shards spread (a hello
+ * server's slots. The server's stream used to be closed as the shards spread (a hello
  * claimed late from an owner that stepped down replaced the newer one; relay-stale-hello.test.ts).
  */
 import { describe, expect, it } from 'vitest';

@@ -3,8 +3,8 @@ import { apportionSlots, type ServerSlotsNow, type ShardDemand } from '../../../
 
 /**
  * Sharding budgets: one round of the slot-grant loop (src/sharding/slot-apportion.ts) is linear
- * in servers for a fixed number of shards hosted per server (issue 20: "O(servers × shards
- * hosted), not worse"), with no step per slot: n servers of 64 slots, each hosting 16 of 64
+ * in servers for a fixed number of shards hosted per server (budget: O(servers ×
+ * shards hosted), not worse), with no step per slot: n servers of 64 slots, each hosting 16 of 64
  * shards in one of 4 hosting sets, games running, grants handed out by the round before.
  */
 
