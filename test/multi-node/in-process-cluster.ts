@@ -2,6 +2,7 @@ import { buildCore, coreEnvironment, type CoreEnvironment } from '../../src/app/
 import type { CoreHost } from '../../src/app/core-host.js';
 import { valueKey } from '../../src/attributes/attribute-value.js';
 import type { CoordinatorConfig } from '../../src/config/config.js';
+import { parseConfig } from '../../src/config/load.js';
 import type { FindRequest, RunningGame, ServerChannel, ServerOrder, TicketListener, TicketUpdate } from '../../src/coordinator/messages.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import type { MatchmakingError } from '../../src/errors/index.js';
@@ -12,6 +13,15 @@ import type { ManualTimers } from '../coordinator/fixture.js';
 import type { FakeRelay } from './fake-relay.js';
 
 export const LEASE_MS = 2000;
+
+/** One-player games of the `solo` template in region eu: what `Player.request()` asks for. */
+export const SOLO_CONFIG = parseConfig(`
+placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
+factories:
+  - name: solo
+    partitioning: { region: [eu] }
+    cooperative: { maxPlayers: 1 }
+`);
 const EU = new Map([['region', valueKey({ kind: 'string', value: 'eu' })]]);
 
 /**

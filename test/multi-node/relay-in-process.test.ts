@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay, killedAfter } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, Server, settle, settled } from './in-process-cluster.js';
+import { InProcessNode, LEASE_MS, Player, Server, settle, settled, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
 
 /**
  * The multi-node relay in this process: gateways and matcher seats on a fake Redis (FakeRelay),
  * on a manual clock, moved step by step. Deterministic and without sleeps; the spawned-process
  * tests (multi-node.test.ts) stay as the real-process check.
  */
-const CONFIG = parseConfig(`
-placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
-factories:
-  - name: solo
-    partitioning: { region: [eu] }
-    cooperative: { maxPlayers: 1 }
-`);
 
 function world() {
   const timers = new ManualTimers();

@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import type { FindRequest } from '../../src/coordinator/messages.js';
 import { MatchmakingError } from '../../src/errors/index.js';
 import type { Principal } from '../../src/security/tokens/principal.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, Server, settle } from './in-process-cluster.js';
+import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
 
 /**
  * A cluster node answers ownership questions as one node does: only a ticket's owner cancels or
  * resumes it, a ticket id names one request, and the owner forgets a call once it is answered.
  */
-const CONFIG = parseConfig(`
-placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
-factories:
-  - name: solo
-    partitioning: { region: [eu] }
-    cooperative: { maxPlayers: 1 }
-`);
 
 const player = (id: string): Principal => ({ role: 'player', subject: id, playerIds: [id] });
 

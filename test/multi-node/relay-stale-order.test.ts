@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import type { ServerHello } from '../../src/coordinator/messages.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, Server, settle } from './in-process-cluster.js';
+import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
 
 /**
  * An owner can hold a server by a connection its node no longer holds (announced twice
@@ -12,13 +11,6 @@ import { InProcessNode, LEASE_MS, Player, Server, settle } from './in-process-cl
  * line: on a quiet machine, 4 sharded nodes did less than one. The node now answers such an order
  * with a bye for that connection only.
  */
-const CONFIG = parseConfig(`
-placement: { policy: fill, createTimeoutMs: 60000, maxQueuedPerFactory: 100, ticketTtlSeconds: 600 }
-factories:
-  - name: solo
-    partitioning: { region: [eu] }
-    cooperative: { maxPlayers: 1 }
-`);
 
 const ghostHello = (serverId: string): ServerHello => ({ serverId, endpoint: `${serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: 4, maxStartsPerSecond: 0 }, runningGames: [] });
 
