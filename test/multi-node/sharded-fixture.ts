@@ -55,20 +55,7 @@ export class ShardedNode {
           log: silentLog,
           now: () => timers.now,
           timers,
-          build: (place) => {
-            const local = new PlayerClaims();
-            return buildCore(CONFIG, environment, {
-              ...place,
-              players: {
-                claim: (t, ps) => local.claim(t, ps),
-                holder: (p) => local.holder(p),
-                release: (t, ps) => {
-                  local.release(t, ps);
-                  shared.release(t, ps);
-                },
-              },
-            });
-          },
+          build: (place) => buildCore(CONFIG, environment, { ...place, players: new PlayerClaims((t, ps) => shared.release(t, ps)) }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
         }),
     );

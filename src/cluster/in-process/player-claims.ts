@@ -4,6 +4,11 @@ import type { PlayerClaimConflict, PlayerIndex } from '../ports.js';
 export class PlayerClaims implements PlayerIndex {
   private readonly ticketOf = new Map<string, string>();
 
+  constructor(
+    /** Also told of every release: a sharded node frees the players in the cluster's shared claims too. */
+    private readonly released?: (ticketId: string, playerIds: readonly string[]) => void,
+  ) {}
+
   claim(ticketId: string, playerIds: readonly string[]): PlayerClaimConflict | undefined {
     for (const playerId of playerIds) {
       const holder = this.ticketOf.get(playerId);
@@ -17,6 +22,7 @@ export class PlayerClaims implements PlayerIndex {
     for (const playerId of playerIds) {
       if (this.ticketOf.get(playerId) === ticketId) this.ticketOf.delete(playerId);
     }
+    this.released?.(ticketId, playerIds);
   }
 
   holder(playerId: string): string | undefined {

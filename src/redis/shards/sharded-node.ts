@@ -84,20 +84,13 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           log: options.log,
           now: Date.now,
           timers: realTimers,
-          build: (place) => {
-            const local = new PlayerClaims();
-            return options.build({
+          build: (place) =>
+            options.build({
               ...place,
-              players: {
-                claim: (ticketId, playerIds) => local.claim(ticketId, playerIds),
-                holder: (playerId) => local.holder(playerId),
-                release: (ticketId, playerIds) => {
-                  local.release(ticketId, playerIds);
-                  claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
-                },
-              },
-            });
-          },
+              players: new PlayerClaims((ticketId, playerIds) => {
+                claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
+              }),
+            }),
           onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
         });
       })();
