@@ -81,6 +81,11 @@ export class GameCreations {
     this.drain();
   }
 
+  /** A game ordered before a restart or a change of owner was confirmed late: it takes a slot. */
+  gameAdopted(serverId: string): void {
+    this.placement.gameStarted(serverId);
+  }
+
   /** A FindGame arrived for `factory`: demand, for apportioning slots among factories. */
   recordDemand(factory: string): void {
     this.placement.recordDemand(factory, this.ctx.now());

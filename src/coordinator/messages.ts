@@ -18,6 +18,12 @@ export interface ServerHello {
   readonly templates: readonly string[];
   readonly capacity: ServerCapacity;
   readonly runningGames: readonly RunningGame[];
+  /**
+   * CreateGame orders the server was sent and has not answered yet, by request id. A node that
+   * still holds the server says so when it announces it to a shard's new owner: the tickets of
+   * those orders wait for the late answer instead of being ordered a second game.
+   */
+  readonly pendingCreations?: readonly string[];
 }
 
 export interface RunningGame {

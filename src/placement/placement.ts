@@ -50,6 +50,11 @@ export class Placement {
     this.ledger.gameEnded(serverId);
   }
 
+  /** A game runs on the server that no claim here made (ordered by an earlier process or owner). */
+  gameStarted(serverId: string): void {
+    this.ledger.gameStarted(serverId);
+  }
+
   /** A FindGame arrived for `factory`: demand, for apportioning slots among factories. */
   recordDemand(factory: string, now: number): void {
     this.demand.recordRequest(factory, now);

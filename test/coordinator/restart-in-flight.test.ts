@@ -88,4 +88,77 @@ describe('a restart while a game creation is in flight', () => {
     after.coordinator.onServerEvent('s2', { kind: 'gameCreated', requestId: s2.creates()[0]!.requestId, gameId: 'g2' });
     expect(retry.listener.assignment?.gameId).toBe('g2');
   });
+
+  describe('the server answers the order late, on the connection it announced with the order pending', () => {
+    // What a cluster node says when it re-announces a server it still holds to a shard's new owner.
+    const pending = (serverId: string, requestId: string): ServerHello => ({ ...hello(serverId, undefined), runningGames: [], pendingCreations: [requestId] });
+
+    it('confirmed before the retry: the retry gets the game, its token, and the game takes a slot', async () => {
+      const { order, after } = await crashWithOrderInFlight();
+      const s1 = new RecordingChannel();
+      after.coordinator.connectServer(pending('s1', order.requestId), s1);
+      after.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: order.requestId, gameId: 'g' });
+      expect(s1.orders.filter((o) => o.kind === 'rejected')).toEqual([]);
+      const retry = after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      expect(retry.listener.assignment).toMatchObject({ gameId: 'g', serverId: 's1', serverEndpoint: 's1:7777', reservationToken: order.reservationToken });
+      expect(s1.creates()).toEqual([]);
+      expect(after.coordinator.view.servers()).toMatchObject([{ serverId: 's1', games: 1 }]);
+    });
+
+    it('retried first: the retry waits for the answer instead of being ordered a second game', async () => {
+      const { order, after } = await crashWithOrderInFlight();
+      const s1 = new RecordingChannel();
+      after.coordinator.connectServer(pending('s1', order.requestId), s1);
+      const retry = after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      expect(retry.listener.assignment).toBeUndefined();
+      expect(s1.creates()).toEqual([]);
+      after.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: order.requestId, gameId: 'g' });
+      expect(retry.listener.assignment).toMatchObject({ gameId: 'g', reservationToken: order.reservationToken });
+      expect(s1.creates()).toEqual([]);
+    });
+
+    it('the order fails late: its waiting ticket goes on as new at once', async () => {
+      const { order, after } = await crashWithOrderInFlight();
+      const s1 = new RecordingChannel();
+      after.coordinator.connectServer(pending('s1', order.requestId), s1);
+      const retry = after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      after.coordinator.onServerEvent('s1', { kind: 'gameCreationFailed', requestId: order.requestId, reason: 'no map' });
+      expect(s1.orders.filter((o) => o.kind === 'rejected')).toEqual([]);
+      expect(s1.creates().map((o) => o.playerIds)).toEqual([['x1', 'x2']]);
+      expect(retry.listener.assignment).toBeUndefined();
+    });
+
+    it('never answered: the ticket goes on as new when the order’s window ends', async () => {
+      const { order, after } = await crashWithOrderInFlight();
+      const s1 = new RecordingChannel();
+      after.coordinator.connectServer(pending('s1', order.requestId), s1);
+      after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      expect(s1.creates()).toEqual([]);
+      await after.timers.advance(1000); // SOLO's createTimeoutMs, from the order
+      expect(s1.creates().map((o) => o.playerIds)).toEqual([['x1', 'x2']]);
+    });
+
+    it('a server whose own hello does not list the order: the retry goes on as new at once', async () => {
+      const { after } = await crashWithOrderInFlight();
+      const s1 = after.connect('s1', 5);
+      after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      expect(s1.creates().map((o) => o.playerIds)).toEqual([['x1', 'x2']]);
+    });
+
+    it('a late confirmation nobody waits for any more is refused, as any unknown request id', async () => {
+      const { order, after } = await crashWithOrderInFlight();
+      const s1 = after.connect('s1', 5);
+      const retry = after.find('x', ['x1', 'x2'], 'party');
+      await settle();
+      after.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: s1.creates()[0]!.requestId, gameId: 'g2' });
+      expect(retry.listener.assignment?.gameId).toBe('g2');
+      after.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: order.requestId, gameId: 'g' });
+      expect(s1.orders.filter((o) => o.kind === 'rejected').map((o) => o.kind === 'rejected' && o.reason)).toEqual([expect.stringContaining(`unknown request_id "${order.requestId}"`)]);
+    });
+  });
 });

@@ -64,8 +64,12 @@ describe('a game server split over the shards it hosts', () => {
     split.ordered(9, { kind: 'createGame', requestId: 'r1', factory: 'f9', partition: new Map(), matchable, playerIds: ['a', 'b'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
     split.ordered(9, { kind: 'createGame', requestId: 'r2', factory: 'f9', partition: new Map(), matchable, playerIds: ['c'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1, map: '', region: '' });
     expect(split.helloOf(9).runningGames).toEqual([]); // not created yet
+    // ...but ordered and unanswered: the next owner lets their tickets wait for the answer.
+    expect(split.helloOf(9).pendingCreations).toEqual(['r1', 'r2']);
+    expect(split.helloOf(5).pendingCreations).toEqual([]);
     split.route({ kind: 'gameCreated', requestId: 'r1', gameId: 'g1' });
     split.route({ kind: 'gameCreationFailed', requestId: 'r2', reason: 'full' });
+    expect(split.helloOf(9).pendingCreations).toEqual([]);
     split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'a' });
     split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'b' });
     split.route({ kind: 'playerLeft', gameId: 'g1', playerId: 'b' });

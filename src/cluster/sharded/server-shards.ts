@@ -114,14 +114,15 @@ export class ServerShards {
     return new Map(this.shards.map((shard) => [shard, this.helloOf(shard)]));
   }
 
-  /** The hello one shard is sent now: its slots, and its games as the server's events left them. */
+  /** The hello one shard is sent now: its slots, its games as the server's events left them, and the creations it has not answered. */
   helloOf(shard: number): ServerHello {
     const runningGames: RunningGame[] = [];
     for (const game of this.games.values()) {
       if (this.shardOf(game.factory) !== shard) continue;
       runningGames.push({ ...game, playerIds: this.playersOf(game) });
     }
-    return { ...this.hello, capacity: this.capacityOf(shard), runningGames };
+    const pendingCreations = [...this.creating].filter(([, c]) => c.shard === shard).map(([requestId]) => requestId);
+    return { ...this.hello, capacity: this.capacityOf(shard), runningGames, pendingCreations };
   }
 
   /** Slots of one shard now. */

@@ -9,6 +9,7 @@ import type { GameResults } from '../results/game-results.js';
 import type { TicketBook } from '../tickets/ticket-book.js';
 import type { RestoredTickets } from '../tickets/restored-tickets.js';
 import type { TicketDesk } from '../tickets/ticket-desk.js';
+import { OrderedGames } from './ordered-games.js';
 import { sortRunningGames } from './running-game-check.js';
 import type { RunningGames } from './running-games.js';
 import type { ServerRoster } from './server-roster.js';
@@ -19,6 +20,8 @@ import type { ServerRoster } from './server-roster.js';
  * report the core cannot apply is answered with its reason. The ticket side is TicketDesk's.
  */
 export class ServerDesk {
+  private readonly ordered: OrderedGames;
+
   constructor(
     private readonly ctx: CoreContext,
     private readonly registry: FactoryRegistry<FactoryRuntime>,
@@ -28,8 +31,10 @@ export class ServerDesk {
     private readonly book: TicketBook,
     private readonly desk: TicketDesk,
     private readonly results: GameResults,
-    private readonly restored: RestoredTickets,
-  ) {}
+    restored: RestoredTickets,
+  ) {
+    this.ordered = new OrderedGames(ctx, registry, roster, games, creations, desk, restored);
+  }
 
   /** A server said hello on `channel`: it replaces an older connection, and its factories, games and slots join. Returns its factories. */
   hello(hello: ServerHello, channel: ServerChannel): string[] {
@@ -62,7 +67,7 @@ export class ServerDesk {
     for (const p of problems) this.roster.send(hello.serverId, { kind: 'rejected', reason: `hello.running_games[${p.gameId}]: ${p.reason}` });
     const assignments = new Map<string, Assignment>();
     for (const game of adopted) {
-      if (!this.adoptOrdered(hello, game, assignments)) this.games.adopt(hello.serverId, game);
+      if (!this.ordered.announced(hello.serverId, hello.endpoint, game, assignments)) this.games.adopt(hello.serverId, game);
     }
     this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
@@ -74,54 +79,6 @@ export class ServerDesk {
       this.desk.offerSeats(name);
     }
     return names;
-  }
-
-  /**
-   * A re-announced game the coordinator ordered on this server before a restart (its request id
-   * names stored tickets placed there, retried or not yet): their players get their seats in it,
-   * and the tickets its assignment (into `assignments` for those retried and waiting for this
-   * server; kept for the retry of the others). A party whose player is seated elsewhere since, or
-   * that no longer fits, is left to find another game. False when the game is not one of those.
-   */
-  private adoptOrdered(hello: ServerHello, game: RunningGame, assignments: Map<string, Assignment>): boolean {
-    const requestId = game.requestId;
-    if (requestId === undefined) return false;
-    const restored = this.restored.placedIn(requestId, hello.serverId);
-    const candidates = [
-      ...restored.map((t) => ({ ticketId: t.record.request.ticketId, players: t.record.request.party.map((p) => p.playerId), placed: t.record.placed!, restored: t })),
-      ...this.desk.awaitingOn(hello.serverId).filter((w) => w.placed.requestId === requestId).map((w) => ({ ticketId: w.ticket.id, players: w.ticket.playerIds, placed: w.placed, restored: undefined })),
-    ];
-    if (candidates.length === 0) return false;
-    const runtime = this.registry.get(game.factory)!;
-    const size = playersPerGame(runtime.identity.template.strategy);
-    const seated = new Set(game.playerIds);
-    const riders = candidates.filter(({ players }) => {
-      const fresh = players.filter((p) => !seated.has(p));
-      if (fresh.some((p) => this.games.seatHeld(p) !== undefined) || seated.size + fresh.length > size) return false;
-      for (const p of fresh) seated.add(p);
-      return true;
-    });
-    if (riders.length === 0) return false;
-    const players = riders.flatMap((r) => r.players);
-    this.games.adoptOrdered(hello.serverId, game, players, riders[0]!.placed.token, Math.min(...riders.map((r) => r.placed.at)));
-    for (const rider of riders) {
-      const p = rider.placed;
-      const assignment: Assignment = {
-        gameId: game.gameId,
-        serverId: hello.serverId,
-        serverEndpoint: hello.endpoint,
-        factory: runtime.identity.name,
-        reservationToken: p.token,
-        created: true,
-        map: p.map,
-        region: p.region,
-        team: p.team,
-      };
-      if (rider.restored) rider.restored.assignment = assignment;
-      else assignments.set(rider.ticketId, assignment);
-    }
-    this.ctx.out.info({ serverId: hello.serverId, gameId: game.gameId, tickets: riders.length }, 'a game ordered before the restart is back: its tickets get it');
-    return true;
   }
 
   /** The server leaves: its games end, its creations in flight go back in line, its factories may drain. */
@@ -138,7 +95,7 @@ export class ServerDesk {
     switch (event.kind) {
       case 'gameCreated': {
         const creation = this.creations.inFlightOn(serverId, event.requestId);
-        if (!creation) return `unknown request_id "${event.requestId}"`;
+        if (!creation) return this.ordered.confirmedLate(serverId, event.requestId, event.gameId) ? undefined : `unknown request_id "${event.requestId}"`;
         const late = this.games.created(serverId, creation, event.gameId);
         if (late === undefined) {
           this.creations.takeBack(creation, 'failed');
@@ -158,7 +115,7 @@ export class ServerDesk {
       }
       case 'gameCreationFailed': {
         const creation = this.creations.inFlightOn(serverId, event.requestId);
-        if (!creation) return `unknown request_id "${event.requestId}"`;
+        if (!creation) return this.ordered.failedLate(serverId, event.requestId) ? undefined : `unknown request_id "${event.requestId}"`;
         this.ctx.out.warn({ serverId, reason: event.reason }, 'game creation failed');
         this.creations.takeBack(creation, 'failed');
         return undefined;

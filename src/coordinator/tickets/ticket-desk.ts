@@ -73,7 +73,7 @@ export class TicketDesk {
     const ordered = restored?.assignment;
     if (restored && ordered && this.games.get(ordered.gameId)?.serverId === ordered.serverId) return this.reopenAssigned(restored, ordered, listener);
     const placed = restored?.record.placed;
-    if (restored && placed && !ordered && !this.roster.get(placed.serverId) && !this.stopping) return this.awaitServer(restored, placed, listener);
+    if (restored && placed && !ordered && !this.stopping && (!this.roster.get(placed.serverId) || this.mayStillBeConfirmed(placed))) return this.awaitServer(restored, placed, listener);
     // A restored ticket may come back before the servers do, and so may any find while they
     // reconnect after a start: it waits for its factory.
     const name =
@@ -156,9 +156,12 @@ export class TicketDesk {
   }
 
   /**
-   * A ticket from before a restart whose game was ordered on a server that has not reconnected
-   * yet: it waits for that server (up to createTimeoutMs, a CreateGame's own time to answer), which
-   * may come back with its game, rather than start over at once.
+   * A ticket from before a restart (or a change of matcher owner) whose game was ordered on a
+   * server: it waits for that server's answer rather than start over at once and be seated twice.
+   * A server that has not reconnected may come back with the game (up to createTimeoutMs, a
+   * CreateGame's own time to answer); a connected one announced with the order unanswered (by a
+   * node that holds it, to a shard's new owner) may still confirm it late, until the order's window
+   * ends (OrderedGames).
    */
   private awaitServer(restored: RestoredTicket, placed: PlacedRecord, listener: TicketListener): void {
     const { record } = restored;
@@ -179,8 +182,21 @@ export class TicketDesk {
     );
     this.expireAt(ticket.id, record.createdAt + this.ctx.config.placement.ticketTtlMs);
     this.awaiting.add(ticket, placed);
-    this.ctx.deadlines.set(DeadlineKind.AwaitServer, ticket.id, this.ctx.now() + this.ctx.config.placement.createTimeoutMs);
+    const until = this.roster.get(placed.serverId) ? this.orderWindowEnd(placed) : this.ctx.now() + this.ctx.config.placement.createTimeoutMs;
+    this.ctx.deadlines.set(DeadlineKind.AwaitServer, ticket.id, until);
     this.queuedAt(ticket, 0);
+  }
+
+  /** When an order sent at `placed.at` can no longer be answered: its confirm window, capped on this clock (another node's may run ahead). */
+  private orderWindowEnd(placed: PlacedRecord): number {
+    const window = this.ctx.config.placement.createTimeoutMs;
+    return Math.min(placed.at + window, this.ctx.now() + window);
+  }
+
+  /** The order's server is connected and was announced with the order still unanswered, inside its window. */
+  private mayStillBeConfirmed(placed: PlacedRecord): boolean {
+    const pending = this.roster.get(placed.serverId)?.hello.pendingCreations;
+    return pending !== undefined && pending.includes(placed.requestId) && this.orderWindowEnd(placed) > this.ctx.now();
   }
 
   /** Tickets waiting for `serverId` to come back, with where their game was ordered. */
@@ -189,21 +205,35 @@ export class TicketDesk {
   }
 
   /**
-   * The server tickets waited for is back: those whose game it re-announced get it, the others go
-   * on as new, by arrival (their creation was in flight: ahead of those still in line).
+   * The server tickets waited for is back: those whose game it re-announced get it; the others
+   * wait on while their order may still be confirmed, then go on as new, by arrival (their creation
+   * was in flight: ahead of those still in line).
    */
   serverBack(serverId: string, assignments: ReadonlyMap<string, Assignment>): void {
-    for (const { ticket } of this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival)) {
-      this.awaiting.remove(ticket.id);
-      this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
+    for (const { ticket, placed } of this.awaiting.on(serverId).sort((a, b) => a.ticket.arrival - b.ticket.arrival)) {
       const assignment = assignments.get(ticket.id);
-      if (!assignment) {
+      if (assignment) {
+        this.gotOrderedGame(ticket.id, assignment);
+      } else if (this.mayStillBeConfirmed(placed)) {
+        this.ctx.deadlines.set(DeadlineKind.AwaitServer, ticket.id, this.orderWindowEnd(placed));
+      } else {
+        this.awaiting.remove(ticket.id);
+        this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticket.id);
         this.admitWaiting(ticket);
-        continue;
       }
-      this.book.pool(ticket.id);
-      this.assign(ticket.id, assignment);
     }
+  }
+
+  /** A game ordered before the restart was confirmed late: the tickets waiting for it get it. */
+  orderedGameBack(assignments: ReadonlyMap<string, Assignment>): void {
+    for (const [ticketId, assignment] of assignments) this.gotOrderedGame(ticketId, assignment);
+  }
+
+  private gotOrderedGame(ticketId: string, assignment: Assignment): void {
+    if (!this.awaiting.remove(ticketId)) return;
+    this.ctx.deadlines.delete(DeadlineKind.AwaitServer, ticketId);
+    this.book.pool(ticketId);
+    this.assign(ticketId, assignment);
   }
 
   /** The server a ticket waited for did not come back in time: it goes on as a new ticket would. */
