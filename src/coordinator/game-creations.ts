@@ -50,8 +50,9 @@ export class GameCreations {
 
   // ---------------------------------------------------------------- servers
 
+  /** A server said hello; creations kept in flight across a replaced connection hold their slots. */
   serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now());
+    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now(), this.inFlightCount(serverId));
     this.drain();
   }
 
@@ -61,13 +62,17 @@ export class GameCreations {
     this.drain();
   }
 
-  /** The server is gone: its slots with it, and its creations in flight go back in line. */
-  serverRemoved(serverId: string): void {
+  /**
+   * The server is gone: its slots with it, and its creations in flight go back in line, except
+   * those a newer connection's hello says the server has not answered yet (`stillPending`): they
+   * stay in flight, to be confirmed there.
+   */
+  serverRemoved(serverId: string, stillPending: ReadonlySet<string> = new Set()): void {
     this.placement.removeServer(serverId);
     for (const requestId of [...(this.inFlight.get(serverId) ?? [])]) {
-      this.takeBack(this.creations.get(requestId)!, 'disconnected');
+      if (!stillPending.has(requestId)) this.takeBack(this.creations.get(requestId)!, 'disconnected');
     }
-    this.inFlight.delete(serverId);
+    if (this.inFlightCount(serverId) === 0) this.inFlight.delete(serverId);
   }
 
   /** What placement should see of a server changed (it advertised, or its health changed). */

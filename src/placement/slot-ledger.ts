@@ -111,13 +111,17 @@ export class SlotLedger {
     this.readyOrder = policy === 'fill' ? fewestFreeFirst : mostFreeFirst;
   }
 
-  /** Adds (or replaces) a server with the games it already runs, e.g. re-announced on reconnect. */
+  /**
+   * Adds (or replaces) a server with the games it already runs, e.g. re-announced on reconnect,
+   * and the creations still in flight on it (a replacing hello that says they are unanswered).
+   */
   addServer(
     serverId: string,
     factories: readonly string[],
     capacity: ServerCapacity,
     runningGames: number,
     now: number,
+    inFlight = 0,
   ): void {
     checkCapacity(capacity);
     this.advance(now);
@@ -130,6 +134,7 @@ export class SlotLedger {
       new StartRateBucket(capacity.maxStartsPerSecond, this.clock),
     );
     server.running = Math.max(0, runningGames);
+    server.inFlight = Math.max(0, inFlight);
     this.servers.set(serverId, server);
     for (const factory of hosted) {
       let slots = this.factories.get(factory);

@@ -43,7 +43,9 @@ export class ServerDesk {
     const previous = this.roster.get(hello.serverId);
     if (previous) {
       this.ctx.out.warn({ serverId: hello.serverId }, 'a newer connection replaces this server');
-      this.remove(hello.serverId);
+      // Orders the newer connection says are unanswered stay in flight: a node re-announcing a
+      // server it holds may do so twice, and the first hello's creations are still coming.
+      this.remove(hello.serverId, new Set(hello.pendingCreations));
       this.roster.close(previous, new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     }
     const identities = this.registry.hostable(hello.attributes, hello.templates);
@@ -81,12 +83,12 @@ export class ServerDesk {
     return names;
   }
 
-  /** The server leaves: its games end, its creations in flight go back in line, its factories may drain. */
-  remove(serverId: string): void {
+  /** The server leaves: its games end, its creations in flight go back in line (but those in `stillPending`), its factories may drain. */
+  remove(serverId: string, stillPending?: ReadonlySet<string>): void {
     const server = this.roster.remove(serverId)!;
     this.games.endAllOn(serverId);
     this.ctx.out.event('serverDisconnected', { serverId });
-    this.creations.serverRemoved(serverId);
+    this.creations.serverRemoved(serverId, stillPending);
     for (const name of this.registry.detach(serverId, server.factories)) this.ctx.maybeIdle.add(name);
   }
 
