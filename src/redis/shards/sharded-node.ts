@@ -12,8 +12,7 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
-import { PlayerClaims } from '../../cluster/in-process/index.js';
-import { RedisPlayerClaims } from './player-claims.js';
+import { RedisPlayerClaims, releasedAfterCommit } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 
 /** How often this node re-grants its game servers' slots to their shards (the talk's slow control loop). */
@@ -67,6 +66,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   }
   // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
+  const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
   const cores = new Map<number, CoreHost>();
   const seats = new Map<number, Promise<MatcherSeat>>();
   /** The seats made so far, by shard: a find for a shard whose seat serves is taken in process. */
@@ -78,21 +78,16 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
         const reader = await duplicate();
         readers.push(reader);
         const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard));
-        return new MatcherSeat(store, {
+        const made: MatcherSeat = new MatcherSeat(store, {
           nodeId,
           leaseMs,
           log: options.log,
           now: Date.now,
           timers: realTimers,
-          build: (place) =>
-            options.build({
-              ...place,
-              players: new PlayerClaims((ticketId, playerIds) => {
-                claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
-              }),
-            }),
+          build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
         });
+        return made;
       })();
       seat.then((made) => madeSeats.set(shard, made), () => undefined);
       seats.set(shard, seat);
