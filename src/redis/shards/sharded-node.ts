@@ -5,6 +5,7 @@ import { realTimers } from '../../coordinator/ports.js';
 import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
+import { InboxWrites } from '../relay/inbox-writes.js';
 import { MatcherSeat } from '../relay/matcher-seat.js';
 import { NodeHeartbeat } from '../relay/node-heartbeat.js';
 import { RedisOwnerStore } from '../relay/owner-store.js';
@@ -56,10 +57,12 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   // tick, lease/4), not from a GET of its own every beat; and an idle gateway's read of answers
   // blocks 5 s, not 1 s: 64 shards' idle calls were most of an idle node's Redis traffic.
   let keeperOf: ShardKeeper | undefined;
+  // Every shard's gateway writes to its owner's inbox through one queue: a tick's requests in one call.
+  const inboxWrites = new InboxWrites(client);
   for (let shard = 0; shard < shardCount; shard++) {
     const reader = await duplicate();
     readers.push(reader);
-    const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null);
+    const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null, inboxWrites);
     const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000);
     gateway.start();
     gateways.push(gateway);
