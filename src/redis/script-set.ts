@@ -11,22 +11,24 @@ const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
 export interface ScriptSource {
   /** Command name on the client, from the file name: "queue-drain-1.lua" -> "gfQueueDrain". */
   readonly name: string;
-  readonly numberOfKeys: number;
+  /** Undefined for a script named `-n.lua`, whose keys the caller counts (a batch: `runScript` passes the count). */
+  readonly numberOfKeys: number | undefined;
   readonly lua: string;
 }
 
 /**
  * The Lua scripts of src/redis/scripts, one file per atomic transition, named BullMQ's way:
- * `<what-it-does>-<number of KEYS>.lua`. `--- @include "includes/x"` pastes a shared piece once,
- * so pieces are included rather than copied between scripts.
+ * `<what-it-does>-<number of KEYS>.lua`, or `-n.lua` for a batch whose keys the caller counts
+ * (a tick's writes in one call). `--- @include "includes/x"` pastes a shared piece once, so
+ * pieces are included rather than copied between scripts.
  */
 export function loadScriptSources(directory: string = SCRIPT_DIRECTORY): ScriptSource[] {
   const sources: ScriptSource[] = [];
   for (const file of readdirSync(directory).sort()) {
-    const match = /^(.+)-(\d+)\.lua$/.exec(file);
+    const match = /^(.+)-(\d+|n)\.lua$/.exec(file);
     if (match === null) continue;
     const name = 'gf' + match[1]!.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
-    sources.push({ name, numberOfKeys: Number(match[2]), lua: expandIncludes(directory, readFileSync(directory + file, 'utf8'), new Set()) });
+    sources.push({ name, numberOfKeys: match[2] === 'n' ? undefined : Number(match[2]), lua: expandIncludes(directory, readFileSync(directory + file, 'utf8'), new Set()) });
   }
   return sources;
 }
@@ -50,7 +52,7 @@ export async function defineScripts(client: RedisClient): Promise<void> {
   if (defined.has(client)) return;
   defined.add(client);
   const sources = loadScriptSources();
-  for (const s of sources) client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
+  for (const s of sources) client.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : { numberOfKeys: s.numberOfKeys, lua: s.lua });
   const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
   await Promise.all(nodes.flatMap((node) => sources.map((s) => node.script('LOAD', s.lua))));
 }
@@ -62,4 +64,9 @@ export function runScript<T>(client: RedisClient, name: string, keys: readonly s
   const command = (client as unknown as Record<string, (...a: ScriptArg[]) => Promise<T>>)[name];
   if (command === undefined) throw new Error(`script ${name} is not defined: call defineScripts first`);
   return command.call(client, ...keys, ...args);
+}
+
+/** Runs a defined `-n` script (a batch): its keys are counted here. */
+export function runBatchScript<T>(client: RedisClient, name: string, keys: readonly string[], args: readonly ScriptArg[]): Promise<T> {
+  return runScript<T>(client, name, [String(keys.length), ...keys], args);
 }

@@ -8,6 +8,7 @@ import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordina
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
+import { releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
@@ -55,7 +56,8 @@ export class ShardedNode {
           log: silentLog,
           now: () => timers.now,
           timers,
-          build: (place) => buildCore(CONFIG, environment, { ...place, players: new PlayerClaims((t, ps) => shared.release(t, ps)) }),
+          // As a node does: a release reaches the shared claims once its commit is written.
+          build: (place) => buildCore(CONFIG, environment, { ...place, players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
         }),
     );
@@ -146,5 +148,5 @@ export function cluster(options: ClusterOptions = {}) {
   const relays = Array.from({ length: SHARDS }, () => new FakeRelay(() => timers.now));
   const shared = new PlayerClaims();
   const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers, shared, options)) as [ShardedNode, ShardedNode, ShardedNode];
-  return { timers, relays, a, b, c, all: [a, b, c] };
+  return { timers, relays, shared, a, b, c, all: [a, b, c] };
 }

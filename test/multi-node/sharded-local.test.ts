@@ -166,6 +166,57 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(b.cores.get(0)!.view.ticket('t1')).toBeDefined();
   });
 
+  it("a cancel whose commit fails frees no player (the next owner restores the ticket, players and all); the next owner's cancel frees it once written", async () => {
+    const failing = { next: false };
+    const { timers, shared, a, b, c, all } = cluster({
+      ownerStore: (node, shard, relay) => {
+        if (node !== 'a' || shard !== 0) return undefined;
+        const store = relay.owner(node, LEASE_MS);
+        return {
+          ...store,
+          commit: (token, writes) => {
+            if (!failing.next) return store.commit(token, writes);
+            failing.next = false;
+            return Promise.reject(new Error('connection lost'));
+          },
+        };
+      },
+    });
+    await a.own([0]);
+    for (const n of all) await n.watch();
+    const server = new Server('s', 0, c.gateway);
+    server.connect();
+    await settle(all);
+    const p = new Player('t1');
+    a.gateway.find({ ...findIn('bravo', p), party: [{ playerId: 'alice', score: undefined }] }, p);
+    await settle(all);
+    expect(p.updates.map((u) => u.kind)).toEqual(['queued']);
+    expect(shared.holder('alice')).toBe('t1');
+
+    failing.next = true;
+    const cancelled = a.gateway.cancel('t1').catch((error: unknown) => error);
+    await settle(all);
+    expect(await cancelled).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(a.cores.has(0)).toBe(false);
+    // The core let alice go, but its commit failed: t1 is still stored, and alice still t1's.
+    expect(shared.holder('alice')).toBe('t1');
+    const other = new Player('t2');
+    c.gateway.find({ ...findIn('delta', other), party: [{ playerId: 'alice', score: undefined }] }, other);
+    await settle(all);
+    expect(other.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
+
+    await timers.advance(LEASE_MS + 1);
+    await b.own([0]);
+    for (const n of all) await n.watch();
+    server.reconnectIfClosed();
+    await settle(all);
+    expect(b.cores.get(0)!.view.ticket('t1')).toBeDefined();
+    const again = a.gateway.cancel('t1');
+    await settle(all);
+    expect(await again).toBe(true);
+    expect(shared.holder('alice')).toBeUndefined();
+  });
+
   it('a kill -9 between the commit and the answer loses nothing: the next owner restores the ticket and the client resumes elsewhere', async () => {
     let a0: ReturnType<typeof killable> | undefined;
     const { timers, relays, a, b, c } = cluster({ ownerStore: (node, shard, relay) => (node === 'a' && shard === 0 ? (a0 = killable(relay.owner(node, LEASE_MS))).store : undefined) });

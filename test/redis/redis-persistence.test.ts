@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisFactoryLease } from '../../src/redis/factory-lease.js';
 import { relayKeys } from '../../src/redis/relay/relay-keys.js';
-import { runScript } from '../../src/redis/script-set.js';
+import { runBatchScript } from '../../src/redis/script-set.js';
 import { hasRedis } from './redis-targets.js';
 import { RedisServer } from './redis-server.js';
 
@@ -11,7 +11,8 @@ async function ownerWrites(client: Redis): Promise<number> {
   const lease = await RedisFactoryLease.open(client, 'node-a', 60_000, () => ({ lease: relayKeys.lease, fence: relayKeys.fence }));
   const answer = await lease.acquire('matcher');
   if (!answer.held) throw new Error('the lease should be free');
-  expect(await runScript<number>(client, 'gfRelayRecord', [relayKeys.fence, relayKeys.tickets], [answer.token, 't1', '{"arrival":1}'])).toBe(1);
+  const step = [answer.token, 'owner', 60_000, 60_000, 'R', 't1', '{"arrival":1}'];
+  expect(await runBatchScript<number>(client, 'gfRelayCommit', [relayKeys.fence, relayKeys.tickets, relayKeys.inbox], step)).toBe(1);
   return answer.token;
 }
 

@@ -8,9 +8,9 @@ describe('Lua scripts (BullMQ convention)', () => {
   const sources = loadScriptSources();
   const files = readdirSync(directory).filter((f) => f.endsWith('.lua'));
 
-  it('every script file is named <what-it-does>-<number of KEYS>.lua and is loaded', () => {
+  it('every script file is named <what-it-does>-<number of KEYS, or n for a batch>.lua and is loaded', () => {
     expect(files.length).toBeGreaterThan(5);
-    for (const file of files) expect(file).toMatch(/^[a-z]+(-[a-z]+)*-\d+\.lua$/);
+    for (const file of files) expect(file).toMatch(/^[a-z]+(-[a-z]+)*-(\d+|n)\.lua$/);
     expect(sources.map((s) => s.name).sort()).toHaveLength(files.length);
   });
 
@@ -20,16 +20,22 @@ describe('Lua scripts (BullMQ convention)', () => {
       const header = text.slice(0, text.indexOf(']]'));
       expect(header.startsWith('--[['), file).toBe(true);
       expect(header, file).toMatch(/Output:/);
-      const keys = Number(/-(\d+)\.lua$/.exec(file)![1]);
-      for (let k = 1; k <= keys; k++) expect(header, `${file} KEYS[${k}]`).toContain(`KEYS[${k}]`);
+      const counted = /-(\d+)\.lua$/.exec(file);
+      // A batch (`-n`) names its keys by position or as a range (KEYS[4..]).
+      const keys = counted ? Number(counted[1]) : Infinity;
+      if (counted) for (let k = 1; k <= keys; k++) expect(header, `${file} KEYS[${k}]`).toContain(`KEYS[${k}]`);
+      else expect(header, file).toMatch(/KEYS\[\d+\.\.\]/);
       const body = text.slice(text.indexOf(']]'));
-      for (const [, n] of body.matchAll(/KEYS\[(\d+)\]/g)) expect(Number(n), `${file} reads KEYS[${n}]`).toBeLessThanOrEqual(keys);
+      for (const [, n] of body.matchAll(/KEYS\[(\d+)\]/g)) {
+        expect(Number(n), `${file} reads KEYS[${n}]`).toBeLessThanOrEqual(keys);
+        if (!counted) expect(header, `${file} KEYS[${n}]`).toMatch(new RegExp(`KEYS\\[${n}(\\]|\\.\\.)`));
+      }
       for (const [, n] of body.matchAll(/ARGV\[(\d+)\]/g)) expect(header, `${file} ARGV[${n}]`).toMatch(new RegExp(`ARGV\\[${n}(\\]|\\.\\.)`));
     }
   });
 
-  it('includes are pasted, once: every fenced relay write checks the owner with the one shared function', () => {
-    for (const name of ['gfRelayAck', 'gfRelayAssign', 'gfRelayRecord', 'gfRelaySend']) {
+  it('includes are pasted, once: the fenced relay commit checks the owner with the one shared function', () => {
+    for (const name of ['gfRelayCommit']) {
       const script = sources.find((s) => s.name === name)!;
       expect(script.lua, name).not.toMatch(/@include/);
       expect(script.lua.match(/local function ownerHolds/g), name).toHaveLength(1);

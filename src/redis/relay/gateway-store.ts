@@ -1,5 +1,6 @@
 import { runScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead } from '../stream-reply.js';
+import type { InboxWrites } from './inbox-writes.js';
 import type { NodeHeartbeat } from './node-heartbeat.js';
 import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { relayKeys, type RelayKeys } from './relay-keys.js';
@@ -49,6 +50,8 @@ export class RedisGatewayStore implements GatewayStore {
     private readonly keys: RelayKeys = relayKeys,
     /** Where the fence is known without a Redis call (a sharded node's ShardKeeper reads every shard's term each tick). */
     private readonly knownFence?: () => string | null,
+    /** A sharded node's requests of a tick, to every shard's inbox, in one call (absent: one call each). */
+    private readonly inboxWrites?: InboxWrites,
   ) {}
 
   get reachable(): boolean {
@@ -60,12 +63,15 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   async forwardFind(ticketId: string, message: InboxMessage): Promise<OutMessage | undefined> {
-    const kept = await runScript<string | null>(this.client, 'gfRelayFind', [this.keys.assigned(ticketId), this.keys.inbox], [encode(message)]);
-    return kept === null ? undefined : decode<OutMessage>(kept);
+    const kept = this.inboxWrites
+      ? await this.inboxWrites.forwardFind(this.keys, ticketId, encode(message))
+      : await runScript<string | null>(this.client, 'gfRelayFind', [this.keys.assigned(ticketId), this.keys.inbox], [encode(message)]);
+    return kept === null || kept === undefined ? undefined : decode<OutMessage>(kept);
   }
 
   async send(message: InboxMessage): Promise<void> {
-    await this.client.xadd(this.keys.inbox, '*', 'm', encode(message));
+    if (this.inboxWrites) await this.inboxWrites.send(this.keys, encode(message));
+    else await this.client.xadd(this.keys.inbox, '*', 'm', encode(message));
   }
 
   async readAnswers(after: string, blockMs: number): Promise<OutEntry[]> {

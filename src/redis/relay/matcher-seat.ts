@@ -28,7 +28,7 @@ export interface MatcherSeatOptions {
   readonly reconnectGraceMs?: number;
   /** Called with the core while this node owns the matcher, and with undefined when it stops. */
   readonly onCore?: (core: CoreHost | undefined) => void;
-  /** Runs the commit of the in-process inputs of this tick (default setImmediate: one MULTI per tick, not one per find). */
+  /** Runs the commit of the in-process inputs of this tick (default setImmediate: one commit per tick, not one per find). */
   readonly defer?: (run: () => void) => void;
 }
 
@@ -550,7 +550,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     }
   }
 
-  /** In-process inputs: applied now, committed with the rest of the tick's (one MULTI, not one per find). */
+  /** In-process inputs: applied now, committed with the rest of the tick's (one commit, not one per find). */
   private applyHere(apply: () => void): void {
     const batching = this.inInbox;
     this.inInbox = true;

@@ -1,6 +1,6 @@
 import type { TicketRecord } from '../../coordinator/ports.js';
 import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
-import type { RedisClient } from '../script-set.js';
+import { runBatchScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
 import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
@@ -54,9 +54,7 @@ export interface OwnerStore {
 /** How long a dead node's unread answers and a kept assignment stay in Redis. */
 const OUT_KEPT_MS = 3_600_000;
 
-type Multi = Record<string, (...args: (string | number)[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
-
-/** OwnerStore on Redis: the relay's keys (`{relay}`, one slot) and its fenced scripts, a step's in one MULTI. */
+/** OwnerStore on Redis: the relay's keys (`{relay}`, one slot) and its fenced scripts, a step's in one call (`relay-commit-n`). */
 export class RedisOwnerStore implements OwnerStore {
   private constructor(
     private readonly client: RedisClient,
@@ -118,12 +116,9 @@ export class RedisOwnerStore implements OwnerStore {
   }
 
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
-    const multi = this.client.multi() as unknown as Multi;
-    for (const write of writes) this.add(multi, token, write);
-    const results = (await multi.exec()) ?? [];
-    for (const [error] of results) if (error) throw error;
-    // Every write carries the same token: one refusal means all were refused.
-    return results.some(([, code]) => code === -1) ? 'refused' : 'written';
+    const { keys, args } = this.commitOf(writes);
+    const code = await runBatchScript<number>(this.client, 'gfRelayCommit', keys, [token, OWNER_GROUP, OUT_KEPT_MS, this.assignmentKeptMs, ...args]);
+    return code === -1 ? 'refused' : 'written';
   }
 
   lapsed(nodes: readonly string[]): Promise<string[]> {
@@ -134,30 +129,43 @@ export class RedisOwnerStore implements OwnerStore {
     this.reader.disconnect();
   }
 
-  /** One fenced script per write, each behind its typed shape (BullMQ's scripts.ts). */
-  private add(multi: Multi, token: number, write: OwnerWrite): void {
-    const fence = this.keys.fence;
-    switch (write.kind) {
-      case 'answer': {
-        const out = this.keys.out(write.node);
-        const message = encode(write.message);
-        if (write.message.k === 'update' && write.message.update.kind === 'assigned') {
-          multi.gfRelayAssign!(fence, out, this.keys.assigned(write.message.ticketId), token, message, OUT_KEPT_MS, this.assignmentKeptMs);
-        } else {
-          multi.gfRelaySend!(fence, out, token, message, OUT_KEPT_MS);
-        }
-        return;
+  /**
+   * The step's writes as `relay-commit-n`'s keys and arguments (its header lists them): one
+   * fenced call, each other key passed once and named by its index.
+   */
+  private commitOf(writes: readonly OwnerWrite[]): { keys: string[]; args: (string | number)[] } {
+    const keys = [this.keys.fence, this.keys.tickets, this.keys.inbox];
+    const index = new Map<string, number>();
+    const key = (name: string): number => {
+      let at = index.get(name);
+      if (at === undefined) {
+        at = keys.push(name); // KEYS are 1-based in Lua
+        index.set(name, at);
       }
-      case 'record':
-        multi.gfRelayRecord!(fence, this.keys.tickets, token, write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
-        return;
-      case 'ack':
-        if (write.entryIds.length > 0) multi.gfRelayAck!(fence, this.keys.inbox, token, OWNER_GROUP, ...write.entryIds);
-        return;
-      case 'kept':
-        multi.gfRelayKeep!(fence, this.keys.assigned(write.ticketId), token, encode(write.message), this.assignmentKeptMs);
-        return;
+      return at;
+    };
+    const args: (string | number)[] = [];
+    for (const write of writes) {
+      switch (write.kind) {
+        case 'answer': {
+          const out = key(this.keys.out(write.node));
+          const message = encode(write.message);
+          if (write.message.k === 'update' && write.message.update.kind === 'assigned') args.push('A', out, key(this.keys.assigned(write.message.ticketId)), message);
+          else args.push('S', out, message);
+          break;
+        }
+        case 'record':
+          args.push('R', write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
+          break;
+        case 'ack':
+          args.push('C', write.entryIds.length, ...write.entryIds);
+          break;
+        case 'kept':
+          args.push('K', key(this.keys.assigned(write.ticketId)), encode(write.message));
+          break;
+      }
     }
+    return { keys, args };
   }
 }
 

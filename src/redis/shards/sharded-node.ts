@@ -5,6 +5,7 @@ import { realTimers } from '../../coordinator/ports.js';
 import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
+import { InboxWrites } from '../relay/inbox-writes.js';
 import { MatcherSeat } from '../relay/matcher-seat.js';
 import { NodeHeartbeat } from '../relay/node-heartbeat.js';
 import { RedisOwnerStore } from '../relay/owner-store.js';
@@ -12,8 +13,7 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
-import { PlayerClaims } from '../../cluster/in-process/index.js';
-import { RedisPlayerClaims } from './player-claims.js';
+import { RedisPlayerClaims, releasedAfterCommit } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 
 /** How often this node re-grants its game servers' slots to their shards (the talk's slow control loop). */
@@ -57,16 +57,19 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   // tick, lease/4), not from a GET of its own every beat; and an idle gateway's read of answers
   // blocks 5 s, not 1 s: 64 shards' idle calls were most of an idle node's Redis traffic.
   let keeperOf: ShardKeeper | undefined;
+  // Every shard's gateway writes to its owner's inbox through one queue: a tick's requests in one call.
+  const inboxWrites = new InboxWrites(client);
   for (let shard = 0; shard < shardCount; shard++) {
     const reader = await duplicate();
     readers.push(reader);
-    const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null);
+    const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null, inboxWrites);
     const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000);
     gateway.start();
     gateways.push(gateway);
   }
   // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
+  const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
   const cores = new Map<number, CoreHost>();
   const seats = new Map<number, Promise<MatcherSeat>>();
   /** The seats made so far, by shard: a find for a shard whose seat serves is taken in process. */
@@ -78,21 +81,16 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
         const reader = await duplicate();
         readers.push(reader);
         const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard));
-        return new MatcherSeat(store, {
+        const made: MatcherSeat = new MatcherSeat(store, {
           nodeId,
           leaseMs,
           log: options.log,
           now: Date.now,
           timers: realTimers,
-          build: (place) =>
-            options.build({
-              ...place,
-              players: new PlayerClaims((ticketId, playerIds) => {
-                claims.release(ticketId, playerIds).catch((error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)'));
-              }),
-            }),
+          build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
         });
+        return made;
       })();
       seat.then((made) => madeSeats.set(shard, made), () => undefined);
       seats.set(shard, seat);

@@ -1,0 +1,49 @@
+--[[
+  A node's claims and releases of players for one tick, in one call (one live ticket per player
+  when factories are sharded across nodes), applied in the order they were made. A claim of a
+  party is whole or nothing within this call: its players are consecutive, and if one is held by
+  another ticket none is claimed. A claim again for the same ticket (a retry) extends it. A
+  release frees a player only while the ticket still holds it (a newer ticket keeps its own).
+  On a Redis Cluster each player's key is its own slot, so the node calls this once per key.
+
+  Input (KEYS counted by the caller: `-n`):
+    KEYS[1..] each operation's player claim "gf:{pl:<playerId>}:ticket"
+    ARGV[1] how long a claim lasts (ms): past the ticket's time to live, so a claim left by an owner that died expires
+    ARGV[2..] for each key in order: "+<ticketId>" to claim it, "-<ticketId>" to release it;
+              a party is the run of consecutive claims for one ticket
+  Output: for each key: "" when claimed or released as asked; for a claim refused, the id of the
+          ticket holding that player, or "!" when another player of the party was held
+]]
+local out = {}
+local i = 1
+local n = #KEYS
+while i <= n do
+  local op = string.sub(ARGV[i + 1], 1, 1)
+  local ticket = string.sub(ARGV[i + 1], 2)
+  if op == '-' then
+    if redis.call('GET', KEYS[i]) == ticket then redis.call('DEL', KEYS[i]) end
+    out[i] = ''
+    i = i + 1
+  else
+    local last = i
+    while last < n and ARGV[last + 2] == ARGV[i + 1] do last = last + 1 end
+    local refused = false
+    for k = i, last do
+      local held = redis.call('GET', KEYS[k])
+      if held and held ~= ticket then
+        out[k] = held
+        refused = true
+      else
+        out[k] = '!'
+      end
+    end
+    if not refused then
+      for k = i, last do
+        redis.call('SET', KEYS[k], ticket, 'PX', ARGV[1])
+        out[k] = ''
+      end
+    end
+    i = last + 1
+  end
+end
+return out
