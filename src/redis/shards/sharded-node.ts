@@ -156,7 +156,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   return {
     nodeId,
     commands: router,
-    view: new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory)),
+    view: new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory), () => options.config.templates),
     core: anyCore,
     onHealth(listener) {
       healthListeners.push(listener);
