@@ -214,6 +214,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands,
     view,
+    // A cluster node's QueryStats answers for the whole cluster (each factory's owner answers).
+    ...(node?.stats && { clusterStats: (query, at) => node.stats!.query(query, at) }),
     ratings: ratingsView(ladders, ratings),
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,

@@ -13,6 +13,8 @@ import { MatcherView } from './matcher-view.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
 import { RedisOwnerStore } from './owner-store.js';
 import { RelayGateway } from './relay-gateway.js';
+import { relayKeys } from './relay-keys.js';
+import { startClusterStats, type ClusterStatsPort } from '../stats/index.js';
 
 export interface RedisNodeOptions {
   readonly url: string;
@@ -33,6 +35,8 @@ export interface RedisNode {
   readonly view: CoordinatorView;
   /** The core this node runs, while it owns the matcher. */
   core(): CoreHost | undefined;
+  /** QueryStats and the operator page's figures for the whole cluster (src/redis/stats). */
+  readonly stats?: ClusterStatsPort;
   /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */
   onHealth(listener: (serving: boolean) => void): void;
   stop(): Promise<void>;
@@ -70,6 +74,24 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
     onCore: (c) => (core = c),
   });
   seat.start();
+  // QueryStats and the operator page on any node: the matcher owner (named by its lease) answers.
+  const view = new MatcherView(() => core?.view);
+  const owner = async (): Promise<string | undefined> => {
+    const held = await client.get(relayKeys.lease);
+    return held ? held.slice(held.indexOf(':') + 1) : undefined;
+  };
+  const subscriber = (client as { duplicate(): RedisClient }).duplicate();
+  subscriber.on('error', () => undefined);
+  await waitReady(subscriber, options.log, options.url);
+  const stats = await startClusterStats({
+    client,
+    subscriber,
+    nodeId,
+    view,
+    directory: { ownerOf: owner, owners: async () => [await owner()].filter((n) => n !== undefined) },
+    templates: () => options.config.templates,
+    log: options.log,
+  });
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => {
     for (const l of healthListeners) l(serving);
@@ -84,13 +106,15 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   return {
     nodeId,
     commands: gateway,
-    view: new MatcherView(() => core?.view),
+    view,
     core: () => core,
+    stats,
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');
     },
     async stop() {
+      await stats.close();
       await seat.close();
       await gateway.close();
       client.disconnect();
