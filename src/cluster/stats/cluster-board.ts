@@ -25,7 +25,7 @@ export interface NodeBoard {
   readonly at: number;
   /** The shards it runs (sharded mode); absent in the relay mode. */
   readonly shards?: readonly number[];
-  /** Whether it runs any factory now (the relay's matcher owner; a sharded node owning shards with built cores). */
+  /** Whether it runs a core now (the relay's matcher owner; a sharded node with a shard's core built). */
   readonly running: boolean;
   /** Game servers whose cores here see them. */
   readonly servers: number;
@@ -67,6 +67,8 @@ export function nodeBoard(
   view: CoordinatorView,
   now: number,
   shards: { readonly owned: readonly number[]; readonly of: (factory: string) => number } | undefined,
+  /** It runs a core now (the relay's matcher owner; a sharded node with a shard's core built). */
+  running: boolean,
 ): NodeBoard {
   const factories = view.factories(now).map((f): BoardFactory => {
     let games = 0;
@@ -97,7 +99,7 @@ export function nodeBoard(
     node,
     at: now,
     ...(shards && { shards: [...shards.owned].sort((a, b) => a - b) }),
-    running: shards ? shards.owned.length > 0 : factories.length > 0 || view.servers().length > 0,
+    running,
     servers: view.servers().length,
     factories,
   };

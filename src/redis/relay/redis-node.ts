@@ -88,6 +88,7 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
     subscriber,
     nodeId,
     view,
+    running: () => core !== undefined,
     directory: { ownerOf: owner, owners: async () => [await owner()].filter((n) => n !== undefined) },
     templates: () => options.config.templates,
     log: options.log,

@@ -167,6 +167,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     subscriber: await duplicate(),
     nodeId,
     view,
+    running: () => cores.size > 0,
     directory: {
       ownerOf: (factory) => keeper.holders()[router.shardOf(factory)],
       owners: () => keeper.holders().filter((n) => n !== undefined),

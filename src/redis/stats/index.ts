@@ -31,6 +31,8 @@ export async function startClusterStats(options: {
   readonly subscriber: RedisClient;
   readonly nodeId: string;
   readonly view: CoordinatorView;
+  /** Whether this node runs a core now (the matcher, or a shard's). */
+  readonly running: () => boolean;
   readonly directory: StatsDirectory;
   readonly templates: () => readonly FactoryTemplate[];
   readonly log: Log;
@@ -84,7 +86,7 @@ export async function startClusterStats(options: {
   const boards = new ClusterBoards(
     options.client,
     options.nodeId,
-    (now) => nodeBoard(options.nodeId, view, now, shards && { owned: shards.owned(), of: shards.of }),
+    (now) => nodeBoard(options.nodeId, view, now, shards && { owned: shards.owned(), of: shards.of }, options.running()),
     options.log,
   );
   return {
