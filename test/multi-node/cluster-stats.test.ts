@@ -162,6 +162,7 @@ describe('cluster-wide QueryStats and operator page, sharded, real processes', (
     await page.close();
 
     // b dies: until a owns b's shards, b's factory is UNAVAILABLE with a retry hint; never another error.
+    const wasB = ownerNow(fb.name) === bId;
     b.signal('SIGKILL');
     const codes = new Set<number>();
     let hints = 0;
@@ -180,8 +181,9 @@ describe('cluster-wide QueryStats and operator page, sharded, real processes', (
       15_000,
       "a answers for b's factory again",
     );
-    expect([...codes].filter((c) => c !== status.UNAVAILABLE)).toEqual([]);
-    if (codes.size > 0) expect(hints).toBeGreaterThan(0);
+    // A question to the dead node goes unanswered (2 s) until its lease lapses (2 s): refused at least once.
+    expect([...codes]).toEqual(wasB ? [status.UNAVAILABLE] : []);
+    if (wasB) expect(hints).toBeGreaterThan(0);
     await eventually(async () => (await clusterSection(a))?.nodes.length === 1, 10_000, "b's board drops off a's page");
   }, 120_000);
 });
