@@ -16,6 +16,9 @@ import { RelayGateway } from './relay-gateway.js';
 import { relayKeys } from './relay-keys.js';
 import { startClusterStats, type ClusterStatsPort } from '../stats/index.js';
 
+/** How long after a takeover a game server may still be reconnecting (the seat's default grace). */
+const RECONNECT_GRACE_MS = 15_000;
+
 export interface RedisNodeOptions {
   readonly url: string;
   readonly config: CoordinatorConfig;
@@ -63,6 +66,8 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   const gateway = new RelayGateway(new RedisGatewayStore(client, gatewayReader!, nodeId, heartbeat), nodeId, options.config.templates, options.log, realTimers, beat);
   gateway.start();
   let core: CoreHost | undefined;
+  /** When this node took up (or let go of) the matcher: its game servers reconnect in the seconds after. */
+  let coreSince = 0;
   const ownerStore = await RedisOwnerStore.open(client, seatReader!, nodeId, leaseMs, options.config.placement.ticketTtlMs);
   const seat = new MatcherSeat(ownerStore, {
     nodeId,
@@ -71,7 +76,10 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
     now: Date.now,
     timers: realTimers,
     build: options.build,
-    onCore: (c) => (core = c),
+    onCore: (c) => {
+      core = c;
+      coreSince = Date.now();
+    },
   });
   seat.start();
   // QueryStats and the operator page on any node: the matcher owner (named by its lease) answers.
@@ -89,6 +97,7 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
     nodeId,
     view,
     running: () => core !== undefined,
+    matcher: { since: () => coreSince, settleMs: RECONNECT_GRACE_MS },
     directory: { ownerOf: owner, owners: async () => [await owner()].filter((n) => n !== undefined) },
     templates: () => options.config.templates,
     log: options.log,

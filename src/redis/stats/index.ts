@@ -36,6 +36,8 @@ export async function startClusterStats(options: {
   readonly directory: StatsDirectory;
   readonly templates: () => readonly FactoryTemplate[];
   readonly log: Log;
+  /** Relay: when this node's matcher core was built, and how long its servers take to come back to it (they reconnect). */
+  readonly matcher?: { readonly since: () => number; readonly settleMs: number };
   /** Sharded: the shards whose cores this node runs now, a factory's shard, and when a shard's core was built here. */
   readonly shards?: {
     readonly count: number;
@@ -49,7 +51,17 @@ export async function startClusterStats(options: {
   const { view, shards } = options;
   const settling = (shard: number, now: number) => shards !== undefined && now - shards.since(shard) < shards.settleMs;
   const local = (query: StatsQuery, now: number): StatsPart => {
-    if (!shards) return { answer: view.queryStats(query, now) };
+    if (!shards) {
+      try {
+        return { answer: view.queryStats(query, now) };
+      } catch (error) {
+        // A matcher just taken over: the game servers reconnect to it, so a factory may not be live yet.
+        if (error instanceof MatchmakingError && error.code === 'NOT_FOUND' && options.matcher && now - options.matcher.since() < options.matcher.settleMs) {
+          throw new MatchmakingError('UNAVAILABLE', `factory "${query.factory}": the matcher was just taken over here; its game servers are reconnecting: retry`, RETRY_MS);
+        }
+        throw error;
+      }
+    }
     // Read in the same turn as the answer: the shards listed are exactly those whose cores answered.
     const owned = shards.owned();
     // A core taken up a moment ago hears of its factories' game servers just after: until then its
