@@ -169,7 +169,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   metrics.attach(view, environment.events);
   // The operator page reads the same view and events as the metrics.
   const operatorSource = new CoordinatorOperatorSource(view, environment.events);
-  const operatorPage = startOperatorPage(operatorSource, now);
+  // A cluster node's page adds every node's factories; its QueryStats answers for the whole cluster.
+  const operatorPage = startOperatorPage(operatorSource, now, node?.stats && (() => node.stats!.overview()));
   const security: GrpcSecurity | undefined =
     // Development mode (--insecure, loopback) has no roles and no per-peer limits: the examples and
     // the load generator all come from one address. Message size is enforced either way.
@@ -214,6 +215,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands,
     view,
+    ...(node?.stats && { clusterStats: (query, at) => node.stats!.query(query, at) }),
     ratings: ratingsView(ladders, ratings),
     keepaliveIntervalMs: options.config.servers.keepaliveIntervalMs,
     settings: options.config.grpc,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClusterOverview } from '../cluster/stats/cluster-board.js';
 import { OperatorBoard } from './operator-board.js';
 import type { OperatorSource } from './operator-source.js';
 import { operatorRoutes } from './operator-routes.js';
@@ -17,15 +18,18 @@ export interface OperatorPage {
   stop(): void;
 }
 
-/** The operator page over `source`: a board ticked every second and its HTTP routes. */
-export function startOperatorPage(source: OperatorSource, now: () => number): OperatorPage {
+/**
+ * The operator page over `source`: a board ticked every second and its HTTP routes; on a cluster
+ * node, `cluster` adds every node's factories (src/redis/stats).
+ */
+export function startOperatorPage(source: OperatorSource, now: () => number, cluster?: () => ClusterOverview | undefined): OperatorPage {
   const board = new OperatorBoard(source, now);
   board.tick();
   const timer = setInterval(() => board.tick(), TICK_MS);
   timer.unref();
   return {
     board,
-    routes: operatorRoutes(board),
+    routes: operatorRoutes(board, cluster),
     stop() {
       clearInterval(timer);
       board.close();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import type { ClusterOverview } from '../cluster/stats/cluster-board.js';
 import type { OperatorBoard } from './operator-board.js';
 import { overview, parseOverviewQuery } from './overview.js';
 
@@ -26,9 +27,10 @@ function loadAssets(): Map<string, Asset> {
 
 /**
  * Routes of the operator page on the metrics port: GET / (the page), /assets/*, and
- * GET /api/overview (JSON for the page and for scripts). Returns false for any other request.
+ * GET /api/overview (JSON for the page and for scripts; on a cluster node with the cluster's
+ * boards). Returns false for any other request.
  */
-export function operatorRoutes(board: OperatorBoard): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function operatorRoutes(board: OperatorBoard, cluster?: () => ClusterOverview | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   const assets = loadAssets();
   return (req, res) => {
     if (req.method !== 'GET') return false;
@@ -42,7 +44,7 @@ export function operatorRoutes(board: OperatorBoard): (req: IncomingMessage, res
     if (url.pathname !== '/api/overview') return false;
     let body: string;
     try {
-      body = JSON.stringify(overview(board, parseOverviewQuery(url.searchParams)));
+      body = JSON.stringify(overview(board, parseOverviewQuery(url.searchParams), cluster?.()));
     } catch (err) {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: (err as Error).message }));

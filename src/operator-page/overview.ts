@@ -1,3 +1,4 @@
+import type { ClusterOverview } from '../cluster/stats/cluster-board.js';
 import { FACTORY_SERIES, TOTAL_SERIES, type FactoryRow, type OperatorBoard, type ServerRow } from './operator-board.js';
 
 export const DEFAULT_TOP = 25;
@@ -65,8 +66,12 @@ function topOf<T>(rows: readonly T[], keep: (row: T) => boolean, compare: (a: T,
   return { total: rows.length, matching: matching.length, rows: matching.slice(0, top) };
 }
 
-/** The body of GET /api/overview (documented in docs/operations.md, "Operator page"). */
-export function overview(board: OperatorBoard, query: OverviewQuery) {
+/**
+ * The body of GET /api/overview (documented in docs/operations.md, "Operator page"). On a cluster
+ * node, `cluster` is every node's board as last read: the nodes, and every factory of the cluster
+ * with the node that runs it (filtered by factory_filter, by name, top N).
+ */
+export function overview(board: OperatorBoard, query: OverviewQuery, cluster?: ClusterOverview) {
   const { at, totals, factories, servers } = board.state;
   const f = query.factoryFilter;
   const s = query.serverFilter;
@@ -78,5 +83,17 @@ export function overview(board: OperatorBoard, query: OverviewQuery) {
     servers: topOf(servers, (r) => s === '' || r.serverId.toLowerCase().includes(s), compareServers(query.serverSort), query.top),
     series: { columns: TOTAL_SERIES, data: board.totalsSeries() },
     factorySeries: selected && { factory: query.factory, columns: FACTORY_SERIES, data: selected },
+    cluster: cluster
+      ? {
+          at: cluster.at,
+          nodes: cluster.nodes,
+          factories: topOf(
+            cluster.factories,
+            (r) => f === '' || r.name.toLowerCase().includes(f) || r.template.toLowerCase().includes(f) || r.node.toLowerCase().includes(f),
+            (a, b) => a.name.localeCompare(b.name),
+            query.top,
+          ),
+        }
+      : null,
   };
 }

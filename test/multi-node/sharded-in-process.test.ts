@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ShardsView } from '../../src/cluster/sharded/index.js';
 import { shardOfFactory } from '../../src/sharding/index.js';
 import { LEASE_MS, Player } from './in-process-cluster.js';
-import { FACTORIES, SHARDS, Server, cluster, findIn, settle, type ShardedNode } from './sharded-fixture.js';
+import { CONFIG, FACTORIES, SHARDS, Server, cluster, findIn, settle, type ShardedNode } from './sharded-fixture.js';
 
 
 /**
@@ -43,7 +43,7 @@ describe('factories sharded across nodes, in process', () => {
     }
     expect(c.cores.size).toBe(0);
     // Each node shows its own shards: factories where they belong, the server's grants added back.
-    const view = (n: ShardedNode) => new ShardsView(() => new Map([...n.cores].map(([shard, core]) => [shard, core.view])), (f) => shardOfFactory(f, SHARDS));
+    const view = (n: ShardedNode) => new ShardsView(() => new Map([...n.cores].map(([shard, core]) => [shard, core.view])), (f) => shardOfFactory(f, SHARDS), () => CONFIG.templates);
     expect(view(a).factoryNames().sort()).toEqual(['bravo', 'delta']);
     expect(view(b).factoryNames().sort()).toEqual(['alpha', 'echo']);
     expect(view(a).servers()).toMatchObject([{ serverId: 's', capacity: { maxGames: 4 }, games: 2 }]);
@@ -51,7 +51,7 @@ describe('factories sharded across nodes, in process', () => {
     expect(view(c).snapshot()).toMatchObject({ servers: 0, factories: 0, games: 0 });
     const stats = (n: ShardedNode) => view(n).queryStats({ factory: '', template: 'bravo', partition: new Map(), predicates: [], mode: 'all' }, 0);
     expect(stats(a)).toMatchObject({ factories: 1, games: 1 });
-    expect(stats(b)).toMatchObject({ games: 0 });
+    expect(stats(b)).toMatchObject({ factories: 0, games: 0 });
     expect(() => view(c).queryStats({ factory: 'bravo', template: '', partition: new Map(), predicates: [], mode: 'all' }, 0)).toThrow(/another node/);
   });
 

@@ -127,6 +127,9 @@ describe('the operator page in a real browser against a real coordinator', () =>
     expect(duel.gap.gamesFormed).toBeGreaterThan(0);
     // Nothing private: no ticket or player id anywhere in the JSON.
     expect(JSON.stringify(overview)).not.toMatch(/"(q|c|d)\d+"/);
+    // One process, not a cluster node: no cluster section.
+    expect(overview.cluster).toBeNull();
+    expect(await page.locator('#cluster').isHidden()).toBe(true);
 
     // Select the duel factory: its own chart appears.
     await page.click(`#factories tr[data-factory="duel/version=v201"]`);

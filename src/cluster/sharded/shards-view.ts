@@ -1,6 +1,12 @@
 import type { CoordinatorSnapshot, CoordinatorView, FactorySummary, ServerSummary } from '../../coordinator/edges/view.js';
 import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
-import { MatchmakingError } from '../../errors/index.js';
+import type { FactoryTemplate } from '../../config/config.js';
+import { MatchmakingError, invalidArgument } from '../../errors/index.js';
+import { FactoryRegistry } from '../../factories/factory-registry.js';
+import { combineStats, factoryInPartition } from '../stats/combine-stats.js';
+
+/** The retry hint of a stats query this node cannot answer now (a shard moves within a lease and a tick). */
+const RETRY_MS = 1_000;
 
 /**
  * What a node of a sharded cluster shows (metrics, operator page, QueryStats): the cores of the
@@ -8,13 +14,16 @@ import { MatchmakingError } from '../../errors/index.js';
  * own shard's tickets and games, so factories are counted where they belong (their shard's
  * core), tickets and games summed, and a server's per-shard grants added back into one server.
  * A node that owns no shard shows nothing (its gauges read zero, so Prometheus sums the cluster
- * right) and answers QueryStats UNAVAILABLE.
+ * right) and answers QueryStats UNAVAILABLE. The cluster's answers (any factory, any node) are
+ * src/cluster/stats/'s, which ask each owner for this view's answer.
  */
 export class ShardsView implements CoordinatorView {
   constructor(
     /** The node's cores now, by shard. */
     private readonly cores: () => ReadonlyMap<number, CoordinatorView>,
     private readonly shardOf: (factory: string) => number,
+    /** The running configuration's templates (a template query's factories are found by name). */
+    private readonly templates: () => readonly FactoryTemplate[],
   ) {}
 
   private owned(): [number, CoordinatorView][] {
@@ -98,38 +107,31 @@ export class ShardsView implements CoordinatorView {
   }
 
   /**
-   * One factory: its shard's core (UNAVAILABLE when another node owns it). A template: every
-   * owned core's answer combined (this node's shards only; each node answers for its own).
+   * One factory: its shard's core (UNAVAILABLE when another node owns it: the cluster's stats,
+   * src/cluster/stats/, ask that node). A template: this node's share, each factory of the
+   * template and partition counted once, by the core of its own shard (every core knows every
+   * factory its servers can host, but runs only its own shard's), combined as one core combines
+   * its factories. A node that owns no shard answers UNAVAILABLE.
    */
   queryStats(query: StatsQuery, now: number): StatsAnswer {
     if (query.factory !== '') {
       const core = this.coreOf(query.factory);
-      if (!core) throw new MatchmakingError('UNAVAILABLE', `factory "${query.factory}" is run by another node now: ask it, or retry`);
+      if (!core) throw new MatchmakingError('UNAVAILABLE', `factory "${query.factory}" is run by another node now: ask it, or retry`, RETRY_MS);
       return core.queryStats(query, now);
     }
-    const answers = this.owned().map(([, core]) => core.queryStats(query, now));
-    if (answers.length === 0) throw new MatchmakingError('UNAVAILABLE', 'this node runs no shard right now: ask another node, or retry');
-    return combine(answers);
+    const template = new FactoryRegistry(this.templates(), () => undefined).resolveTemplate(query.template);
+    for (const key of query.partition.keys()) {
+      if (!template.axes.some((a) => a.key === key)) throw invalidArgument(`partition_attributes[${key}]`, `not an axis of template "${template.name}"`);
+    }
+    const owned = this.owned();
+    if (owned.length === 0) throw new MatchmakingError('UNAVAILABLE', 'this node runs no shard right now: ask another node, or retry', RETRY_MS);
+    const answers: StatsAnswer[] = [];
+    for (const [shard, core] of owned) {
+      for (const name of core.factoryNames()) {
+        if (this.shardOf(name) !== shard || !factoryInPartition(template, name, query.partition)) continue;
+        answers.push(core.queryStats({ ...query, factory: name, template: '', partition: new Map() }, now));
+      }
+    }
+    return combineStats(answers);
   }
-}
-
-function combine(answers: readonly StatsAnswer[]): StatsAnswer {
-  const played = answers.filter((a) => a.games > 0);
-  const games = answers.reduce((n, a) => n + a.games, 0);
-  const slots = Math.max(0, ...answers.map((a) => a.openGamesByOpenSlots.length));
-  return {
-    // Every core lists every factory a server can host: the count is the largest, not the sum.
-    factories: Math.max(...answers.map((a) => a.factories)),
-    games,
-    openGames: answers.reduce((n, a) => n + a.openGames, 0),
-    players: answers.reduce((n, a) => n + a.players, 0),
-    openSlots: answers.reduce((n, a) => n + a.openSlots, 0),
-    minDurationMs: played.length === 0 ? 0 : Math.min(...played.map((a) => a.minDurationMs)),
-    maxDurationMs: played.length === 0 ? 0 : Math.max(...played.map((a) => a.maxDurationMs)),
-    averageDurationMs: games === 0 ? 0 : played.reduce((n, a) => n + a.averageDurationMs * a.games, 0) / games,
-    openGamesByOpenSlots: Array.from({ length: slots }, (_, i) => answers.reduce((n, a) => n + (a.openGamesByOpenSlots[i] ?? 0), 0)),
-    waitingTickets: answers.reduce((n, a) => n + a.waitingTickets, 0),
-    // The competitive figures of the shard that formed the most games (not merged).
-    competitive: answers.reduce<StatsAnswer['competitive']>((best, a) => (a.competitive && (!best || a.competitive.gamesFormed > best.gamesFormed) ? a.competitive : best), undefined),
-  };
 }

@@ -153,6 +153,63 @@
     );
   }
 
+  // Shard numbers as ranges: 0-3, 8, 10-12.
+  function ranges(list) {
+    const out = [];
+    for (let i = 0; i < list.length; i++) {
+      let j = i;
+      while (j + 1 < list.length && list[j + 1] === list[j] + 1) j++;
+      out.push(j === i ? String(list[i]) : `${list[i]}-${list[j]}`);
+      i = j;
+    }
+    return out.join(', ');
+  }
+
+  function drawCluster(c) {
+    $('cluster').hidden = !c;
+    $('factories-scope').textContent = c ? ' of this node' : '';
+    if (!c) return;
+    $('cluster-count').textContent = `${c.nodes.length} nodes · ${c.factories.rows.length} shown of ${c.factories.matching} matching · ${c.factories.total} factories in the cluster`;
+    $('cluster-nodes').tBodies[0].replaceChildren(
+      ...c.nodes.map((n) =>
+        row(
+          [
+            ['node', n.self ? `${n.node} (this node)` : n.node],
+            ['shards', n.shards === null ? '–' : `${n.shards.length}: ${ranges(n.shards)}`],
+            ['running', n.running ? 'yes' : 'no'],
+            ['factories', fmt(n.factories), 'n'],
+            ['waitingTickets', fmt(n.waitingTickets), 'n'],
+            ['games', fmt(n.games), 'n'],
+            ['openGames', fmt(n.openGames), 'n'],
+            ['ageMs', fmt(n.ageMs) + ' ms', 'n'],
+          ],
+          { node: n.node },
+        ),
+      ),
+    );
+    $('cluster-factories').tBodies[0].replaceChildren(
+      ...c.factories.rows.map((f) =>
+        row(
+          [
+            ['name', f.name],
+            ['node', f.node],
+            ['shard', f.shard === undefined ? '–' : String(f.shard), 'n'],
+            ['strategy', f.strategy],
+            ['waitingTickets', fmt(f.waitingTickets), 'n'],
+            ['queueLength', fmt(f.queueLength), 'n'],
+            ['games', fmt(f.games), 'n'],
+            ['players', fmt(f.players), 'n'],
+            ['openGames', fmt(f.openGames), 'n'],
+            ['openSlots', fmt(f.openSlots), 'n'],
+            ['servers', fmt(f.servers), 'n'],
+            ['gap', f.gap ? `${fmt(f.gap.meanSigma, 2)} · ${fmt(f.gap.p99Sigma, 2)}` : '', 'n'],
+          ],
+          { factory: f.name, node: f.node },
+        ),
+      ),
+    );
+  }
+
   function drawSelected(fs) {
     const box = $('factory-detail');
     if (!fs) {
@@ -189,6 +246,7 @@
       drawFactories(o.factories);
       drawServers(o.servers);
       drawSelected(o.factorySeries);
+      drawCluster(o.cluster);
       $('status').className = 'status live';
       $('status').textContent = 'live · ' + new Date(o.at).toLocaleTimeString();
       window.operatorPage.polls += 1;

@@ -13,6 +13,11 @@ import { MatcherView } from './matcher-view.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
 import { RedisOwnerStore } from './owner-store.js';
 import { RelayGateway } from './relay-gateway.js';
+import { relayKeys } from './relay-keys.js';
+import { startClusterStats, type ClusterStatsPort } from '../stats/index.js';
+
+/** How long after a takeover a game server may still be reconnecting (the seat's default grace). */
+const RECONNECT_GRACE_MS = 15_000;
 
 export interface RedisNodeOptions {
   readonly url: string;
@@ -33,6 +38,8 @@ export interface RedisNode {
   readonly view: CoordinatorView;
   /** The core this node runs, while it owns the matcher. */
   core(): CoreHost | undefined;
+  /** QueryStats and the operator page's figures for the whole cluster (src/redis/stats). */
+  readonly stats?: ClusterStatsPort;
   /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */
   onHealth(listener: (serving: boolean) => void): void;
   stop(): Promise<void>;
@@ -59,6 +66,8 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   const gateway = new RelayGateway(new RedisGatewayStore(client, gatewayReader!, nodeId, heartbeat), nodeId, options.config.templates, options.log, realTimers, beat);
   gateway.start();
   let core: CoreHost | undefined;
+  /** When this node took up (or let go of) the matcher: its game servers reconnect in the seconds after. */
+  let coreSince = 0;
   const ownerStore = await RedisOwnerStore.open(client, seatReader!, nodeId, leaseMs, options.config.placement.ticketTtlMs);
   const seat = new MatcherSeat(ownerStore, {
     nodeId,
@@ -67,9 +76,32 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
     now: Date.now,
     timers: realTimers,
     build: options.build,
-    onCore: (c) => (core = c),
+    onCore: (c) => {
+      core = c;
+      coreSince = Date.now();
+    },
   });
   seat.start();
+  // QueryStats and the operator page on any node: the matcher owner (named by its lease) answers.
+  const view = new MatcherView(() => core?.view);
+  const owner = async (): Promise<string | undefined> => {
+    const held = await client.get(relayKeys.lease);
+    return held ? held.slice(held.indexOf(':') + 1) : undefined;
+  };
+  const subscriber = (client as { duplicate(): RedisClient }).duplicate();
+  subscriber.on('error', () => undefined);
+  await waitReady(subscriber, options.log, options.url);
+  const stats = await startClusterStats({
+    client,
+    subscriber,
+    nodeId,
+    view,
+    running: () => core !== undefined,
+    matcher: { since: () => coreSince, settleMs: RECONNECT_GRACE_MS },
+    directory: { ownerOf: owner, owners: async () => [await owner()].filter((n) => n !== undefined) },
+    templates: () => options.config.templates,
+    log: options.log,
+  });
   const healthListeners: ((serving: boolean) => void)[] = [];
   const report = (serving: boolean) => {
     for (const l of healthListeners) l(serving);
@@ -84,13 +116,15 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
   return {
     nodeId,
     commands: gateway,
-    view: new MatcherView(() => core?.view),
+    view,
     core: () => core,
+    stats,
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');
     },
     async stop() {
+      await stats.close();
       await seat.close();
       await gateway.close();
       client.disconnect();

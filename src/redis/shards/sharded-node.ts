@@ -15,6 +15,7 @@ import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
 import { RedisPlayerClaims, releasedAfterCommit } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
+import { startClusterStats } from '../stats/index.js';
 
 /** How often this node re-grants its game servers' slots to their shards (the talk's slow control loop). */
 const GRANT_MS = 2_000;
@@ -71,6 +72,8 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
   const cores = new Map<number, CoreHost>();
+  /** When each shard's core was built (or dropped) here: a new core hears of the game servers in the moments after. */
+  const coresSince = new Map<number, number>();
   const seats = new Map<number, Promise<MatcherSeat>>();
   /** The seats made so far, by shard: a find for a shard whose seat serves is taken in process. */
   const madeSeats = new Map<number, MatcherSeat>();
@@ -88,7 +91,11 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           now: Date.now,
           timers: realTimers,
           build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
-          onCore: (core) => (core ? cores.set(shard, core) : cores.delete(shard)),
+          onCore: (core) => {
+            if (core) cores.set(shard, core);
+            else cores.delete(shard);
+            coresSince.set(shard, Date.now());
+          },
         });
         return made;
       })();
@@ -151,16 +158,34 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   client.on('reconnecting', () => report(false));
   options.log.info({ node: nodeId, redis: options.url, leaseMs, shards: shardCount }, 'joined the sharded cluster');
   const anyCore = () => cores.values().next().value;
+  const view = new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory), () => options.config.templates);
+  // QueryStats and the operator page on any node: each factory's shard owner answers for it.
+  const stats = await startClusterStats({
+    client,
+    subscriber: await duplicate(),
+    nodeId,
+    view,
+    running: () => cores.size > 0,
+    directory: {
+      ownerOf: (factory) => keeper.holders()[router.shardOf(factory)],
+      owners: () => keeper.holders().filter((n) => n !== undefined),
+    },
+    templates: () => options.config.templates,
+    log: options.log,
+    shards: { count: shardCount, owned: () => [...cores.keys()], of: (factory) => router.shardOf(factory), since: (shard) => coresSince.get(shard) ?? 0, settleMs: 2 * leaseMs },
+  });
   return {
     nodeId,
     commands: router,
-    view: new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory)),
+    view,
     core: anyCore,
+    stats,
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');
     },
     async stop() {
+      await stats.close();
       clearInterval(maintain);
       clearInterval(granting);
       await keeper.close();

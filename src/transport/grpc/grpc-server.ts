@@ -21,6 +21,7 @@ import { CallDrain } from './call-drain.js';
 import { requestDecoding, tolerantService } from './request-decoding.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
+import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
 import { connectHandler } from './game-server-link.js';
 import { DEFAULT_MAX_UNREAD_BYTES } from './stream-lifecycle.js';
@@ -37,6 +38,8 @@ export const DRAIN_RETRY_AFTER_MS = 2000;
 export interface GrpcServerOptions {
   readonly commands: CoordinatorCommands;
   readonly view: CoordinatorView;
+  /** QueryStats for the whole cluster (a cluster node); absent, the view answers (this process runs every factory). */
+  readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
   /** The Ratings service reads through this; not served when absent. */
   readonly ratings?: RatingsView;
   readonly keepaliveIntervalMs: number;
@@ -132,7 +135,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     tolerant(MatchmakerService),
-    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats }),
   );
 
   if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));

@@ -20,12 +20,15 @@ import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 import { principalOf } from '../../security/interceptor/security-interceptor.js';
+import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
   readonly log: Log;
   /** A request was refused before it became a ticket (bad input, no server...). */
   readonly onRefused?: (code: number) => void;
+  /** QueryStats for the whole cluster (a cluster node asks the factories' owners); absent, the view answers. */
+  readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
 }
 
 function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
@@ -210,44 +213,53 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       if (r.predicates.length > LIMITS.maxAttributes) {
         throw new MatchmakingError('INVALID_ARGUMENT', `predicates: at most ${LIMITS.maxAttributes}`);
       }
-      const answer = view.queryStats(
-        {
-          factory: r.factory,
-          template: r.template,
-          partition: decodeAttributes('partition_attributes', r.partitionAttributes),
-          predicates: r.predicates.map((p, i) => [p.key, valueKey(decodeValue(`predicates[${i}].value`, p.value))] as const),
-          mode:
-            r.mode === PredicateMode.PREDICATE_MODE_MATCH_ANY
-              ? 'any'
-              : r.mode === PredicateMode.PREDICATE_MODE_MATCH_NONE
-                ? 'none'
-                : 'all',
-        },
-        options.now(),
-      );
-      callback(null, {
-        factories: answer.factories,
-        games: BigInt(answer.games),
-        openGames: BigInt(answer.openGames),
-        players: BigInt(answer.players),
-        openSlots: BigInt(answer.openSlots),
-        minDurationMs: BigInt(Math.round(answer.minDurationMs)),
-        maxDurationMs: BigInt(Math.round(answer.maxDurationMs)),
-        averageDurationMs: BigInt(Math.round(answer.averageDurationMs)),
-        openGamesByOpenSlots: answer.openGamesByOpenSlots.map((n) => BigInt(n)),
-        waitingTickets: BigInt(answer.waitingTickets),
-        competitive: answer.competitive && {
-          gamesFormed: BigInt(answer.competitive.gamesFormed),
-          meanGapSigma: answer.competitive.meanGapSigma,
-          p99GapSigma: answer.competitive.p99GapSigma,
-          scoreMean: answer.competitive.scoreMean,
-          scoreStdDev: answer.competitive.scoreStdDev,
-        },
-      });
+      const query: StatsQuery = {
+        factory: r.factory,
+        template: r.template,
+        partition: decodeAttributes('partition_attributes', r.partitionAttributes),
+        predicates: r.predicates.map((p, i) => [p.key, valueKey(decodeValue(`predicates[${i}].value`, p.value))] as const),
+        mode:
+          r.mode === PredicateMode.PREDICATE_MODE_MATCH_ANY
+            ? 'any'
+            : r.mode === PredicateMode.PREDICATE_MODE_MATCH_NONE
+              ? 'none'
+              : 'all',
+      };
+      if (options.clusterStats) {
+        options.clusterStats(query, options.now()).then(
+          (answer) => callback(null, statsResponse(answer)),
+          (error: unknown) => callback(toServiceError(refuse(error) ?? error)),
+        );
+        return;
+      }
+      const answer = view.queryStats(query, options.now());
+      callback(null, statsResponse(answer));
     } catch (error) {
       callback(toServiceError(refuse(error) ?? error));
     }
   };
 
   return { findGame, findGames, cancelFind, queryStats: stats };
+}
+
+function statsResponse(answer: StatsAnswer): QueryStatsResponse {
+  return {
+    factories: answer.factories,
+    games: BigInt(answer.games),
+    openGames: BigInt(answer.openGames),
+    players: BigInt(answer.players),
+    openSlots: BigInt(answer.openSlots),
+    minDurationMs: BigInt(Math.round(answer.minDurationMs)),
+    maxDurationMs: BigInt(Math.round(answer.maxDurationMs)),
+    averageDurationMs: BigInt(Math.round(answer.averageDurationMs)),
+    openGamesByOpenSlots: answer.openGamesByOpenSlots.map((n) => BigInt(n)),
+    waitingTickets: BigInt(answer.waitingTickets),
+    competitive: answer.competitive && {
+      gamesFormed: BigInt(answer.competitive.gamesFormed),
+      meanGapSigma: answer.competitive.meanGapSigma,
+      p99GapSigma: answer.competitive.p99GapSigma,
+      scoreMean: answer.competitive.scoreMean,
+      scoreStdDev: answer.competitive.scoreStdDev,
+    },
+  };
 }
