@@ -161,15 +161,23 @@ export class CompetitiveMatcher {
   /**
    * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
    * on the sorted batch itself: no encoding, no stand-in tickets (they answer the solver alike, so
-   * the games are the same as formGamesOn's).
+   * the games are the same as formGamesOn's). The hill-climb budget counts from the start of the
+   * solve: slice k must end by then plus the shares of slices 0..k, so time a slice does not use (its
+   * games settled, its climb converged) goes to the slices after it, and the whole solve keeps to
+   * the budget (on worker threads, solved in parallel, each slice has its own share).
    */
   formGames(now: number): FormedGame[] {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
-      results = batch.slices.map((slice) =>
-        solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, slice.budgetMs, this.deps.now),
-      );
+      const clock = this.deps.now;
+      const start = clock();
+      let allotted = 0;
+      results = batch.slices.map((slice) => {
+        allotted += slice.budgetMs;
+        const budgetMs = Math.max(0, start + allotted - clock());
+        return solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, budgetMs, clock);
+      });
     } catch (error) {
       this.outstanding = false;
       throw error;
