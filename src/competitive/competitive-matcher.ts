@@ -161,22 +161,24 @@ export class CompetitiveMatcher {
   /**
    * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
    * on the sorted batch itself: no encoding, no stand-in tickets (they answer the solver alike, so
-   * the games are the same as formGamesOn's). The hill-climb budget counts from the start of the
-   * solve: slice k must end by then plus the shares of slices 0..k, so time a slice does not use (its
-   * games settled, its climb converged) goes to the slices after it, and the whole solve keeps to
-   * the budget (on worker threads, solved in parallel, each slice has its own share).
+   * the games are the same as formGamesOn's). Each slice has its share of the hill-climb budget,
+   * and the time a slice leaves unused (its games settled, its climb converged) goes to the slices
+   * after it (on worker threads, solved in parallel, each slice has its own share). Only unused time
+   * passes on: charging a slice's overrun (its assembly, the last clock check) to the next ones
+   * left the slices of a large batch at a small budget no time to climb at all.
    */
   formGames(now: number): FormedGame[] {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
       const clock = this.deps.now;
-      const start = clock();
-      let allotted = 0;
+      let unused = 0;
       results = batch.slices.map((slice) => {
-        allotted += slice.budgetMs;
-        const budgetMs = Math.max(0, start + allotted - clock());
-        return solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, budgetMs, clock);
+        const start = clock();
+        const budgetMs = slice.budgetMs + unused;
+        const result = solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, budgetMs, clock);
+        unused = Math.max(0, start + budgetMs - clock());
+        return result;
       });
     } catch (error) {
       this.outstanding = false;

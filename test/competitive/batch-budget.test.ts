@@ -15,7 +15,7 @@ function tickingClock(): { now: () => number; readonly elapsed: number } {
 }
 
 describe('the hill-climb budget of a batch', () => {
-  it('counts from the start of the solve: time settled slices leave goes to the slices after them', () => {
+  it('passes the time settled slices leave unused to the slices after them', () => {
     const clock = tickingClock();
     const m = new CompetitiveMatcher(config({ teamSize: 5, hillClimbBudgetMs: 100, batch: { maxTickets: 100_000, intervalMs: 1_000 } }), {
       now: clock.now,
@@ -30,7 +30,7 @@ describe('the hill-climb budget of a batch', () => {
     const report = m.lastBatch();
     expect(report?.converged).toBe(true);
     expect(report?.climbAttempts).toBeGreaterThan(32 * 10);
-    expect(clock.elapsed).toBeLessThanOrEqual(100 + 1);
+    expect(clock.elapsed).toBeLessThanOrEqual(100 + 4 * 10);
   });
 
   it('bounds the whole solve on a manual clock, whatever the batch', () => {
@@ -44,10 +44,10 @@ describe('the hill-climb budget of a batch', () => {
         const random = seededRandom(seed ^ 0x5bd1);
         for (let i = 0; i < n; i++) m.add(solo(`p${i}`, Math.floor(random() * 3_000)));
         m.formGames(0);
-        // Past its deadline a slice still reads the clock three times (its budget, its solve's
-        // start, the climb's first check); slices hold at least 256 tickets.
+        // A slice reads the clock at its start and end, at its solve's start and at each climb
+        // check, so it may pass its deadline by a few readings; slices hold at least 256 tickets.
         const slices = Math.ceil(n / 256);
-        expect(clock.elapsed).toBeLessThanOrEqual(budget + 1 + 3 * slices);
+        expect(clock.elapsed).toBeLessThanOrEqual(budget + 4 * slices);
       }),
       { numRuns: 30 },
     );
