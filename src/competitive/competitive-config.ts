@@ -62,7 +62,10 @@ export interface CompetitiveConfig {
   readonly batch: { readonly maxTickets: number; readonly intervalMs: number };
   /** Sorted by afterMs, the first at 0; limits relax with waiting time. */
   readonly expansion: readonly ExpansionStep[];
-  /** Wall-clock budget of the hill-climber per batch, measured with the injected now(). */
+  /**
+   * Wall-clock budget of a batch's assembly and hill-climb (teams and free-for-all), ms, measured
+   * with the injected now(); a climb stops sooner once no place it could improve is left.
+   */
   readonly hillClimbBudgetMs: number;
   readonly teamScore: TeamScoreAggregation;
   /** May be empty: then games have no map. */

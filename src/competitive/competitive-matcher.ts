@@ -11,7 +11,8 @@ import {
 import { encodeSlice, solveRange, type SliceContext, type SliceResult, type SliceSolver, type SliceTask } from './batch-slices.js';
 import { ExpansionSchedule } from './expansion-schedule.js';
 import { withLatencyPrior } from './locality.js';
-import { DEFAULT_PAIR_WINDOW, windowAllowsAt } from './one-on-one-pairing.js';
+import { DEFAULT_PAIR_WINDOW } from './one-on-one-pairing.js';
+import { cutSlices, type PreparedSlice } from './slice-cuts.js';
 import { FormedGameQuality } from './match-quality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { planTarget, TargetWindows } from './target-windows.js';
@@ -160,15 +161,25 @@ export class CompetitiveMatcher {
   /**
    * Forms the games of the batch due at `now`, solving its slices in process, one after the other,
    * on the sorted batch itself: no encoding, no stand-in tickets (they answer the solver alike, so
-   * the games are the same as formGamesOn's).
+   * the games are the same as formGamesOn's). Each slice has its share of the hill-climb budget,
+   * and the time a slice leaves unused (its games settled, its climb converged) goes to the slices
+   * after it (on worker threads, solved in parallel, each slice has its own share). Only unused time
+   * passes on: charging a slice's overrun (its assembly, the last clock check) to the next ones
+   * left the slices of a large batch at a small budget no time to climb at all.
    */
   formGames(now: number): FormedGame[] {
     const batch = this.prepare(now);
     let results: SliceResult[];
     try {
-      results = batch.slices.map((slice) =>
-        solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, slice.budgetMs, this.deps.now),
-      );
+      const clock = this.deps.now;
+      let unused = 0;
+      results = batch.slices.map((slice) => {
+        const start = clock();
+        const budgetMs = slice.budgetMs + unused;
+        const result = solveRange(batch.sorted, slice.from, slice.to, batch.context, slice.seed, budgetMs, clock);
+        unused = Math.max(0, start + budgetMs - clock());
+        return result;
+      });
     } catch (error) {
       this.outstanding = false;
       throw error;
@@ -221,11 +232,7 @@ export class CompetitiveMatcher {
 
   /**
    * Step 1: select the batch (everyone waiting), sort it by score and cut it into slices of
-   * consecutive tickets. Team slices hold a fixed number of tickets. A 1v1 slice ends only where
-   * two score neighbours cannot pair (further apart than the pair window allows), so pairing slice by slice
-   * forms exactly the pairs pairing the whole batch would; a pool dense in score is one slice,
-   * solved off the calling thread but not in parallel (the pairing is O(n) after the sort).
-   * Each slice gets a seed drawn from the injected RNG and a share of the time budget by its size.
+   * consecutive tickets (slice-cuts.ts).
    */
   private prepare(now: number): PreparedBatch {
     if (this.outstanding) throw new Error('competitive matcher: a batch is already out; apply it before the next');
@@ -240,7 +247,6 @@ export class CompetitiveMatcher {
     }
     const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
     const sorted = sortedBatch(tickets, this.schedule, now, scores, this.targetWindows(now, sigma));
-    const count = sorted.length;
     const context: SliceContext = {
       teams: this.config.teams,
       teamSize: this.config.teamSize,
@@ -251,19 +257,7 @@ export class CompetitiveMatcher {
       softPreferences: this.config.softPreferences ?? [],
       pairWindow: this.pairWindow,
     };
-    const oneOnOne = this.config.teams === 2 && this.config.teamSize === 1;
-    const teamSlice = Math.max(256, 16 * this.config.teams * this.config.teamSize);
-    const slices: PreparedSlice[] = [];
-    for (let from = 0; from < count; ) {
-      let to = Math.min(count, from + (oneOnOne ? ONE_ON_ONE_SLICE_TICKETS : teamSlice));
-      if (oneOnOne) {
-        while (to < count && pairsAcross(sorted, to, context.pairWindow!)) to += 1;
-      }
-      const seed = Math.floor(this.deps.random() * 0x1_0000_0000);
-      const budgetMs = (this.config.hillClimbBudgetMs * (to - from)) / count;
-      slices.push({ from, to, seed, budgetMs });
-      from = to;
-    }
+    const slices = cutSlices(sorted, this.config, context.pairWindow!, this.deps.random);
     this.outstanding = true;
     return { at: now, waiting, sorted, context, slices, arrivals: this.arrivalsSinceBatch, removals: this.removals };
   }
@@ -488,30 +482,6 @@ export class CompetitiveMatcher {
 const WAIT_SAMPLES_PER_BATCH = 256;
 /** Estimates follow the last few minutes of games. */
 const MATCHED_WAITS_HORIZON_MS = 120_000;
-
-/**
- * Whether some pair the 1v1 pairing may form crosses the cut before position `to`: the neighbours
- * there, or, for the budget pairing (which pairs over one ticket too), a pair over the cut.
- */
-function pairsAcross(sorted: SortedBatch, to: number, rule: PairWindow): boolean {
-  if (windowAllowsAt(sorted, to - 1, to, rule)) return true;
-  if (rule !== 'budget') return false;
-  return (to >= 2 && windowAllowsAt(sorted, to - 2, to, rule)) || (to + 1 < sorted.length && windowAllowsAt(sorted, to - 1, to + 1, rule));
-}
-
-/**
- * Smallest 1v1 slice: a slice ends at the first place past this many tickets where neighbours
- * cannot pair. Large enough that posting a slice costs little next to solving it.
- */
-const ONE_ON_ONE_SLICE_TICKETS = 4096;
-
-/** Consecutive entries [from, to) of a prepared batch, with what its solver needs besides them. */
-interface PreparedSlice {
-  readonly from: number;
-  readonly to: number;
-  readonly seed: number;
-  readonly budgetMs: number;
-}
 
 /**
  * A waiting ticket with its party score, computed once on arrival: a batch sorts by it, and

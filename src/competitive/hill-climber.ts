@@ -24,6 +24,13 @@ const NEIGHBOURHOOD = 3;
 const PATIENCE_PER_PLACE = 32;
 const MIN_PATIENCE = 256;
 const CLOCK_CHECK_EVERY = 32;
+/**
+ * A place whose cost is under this (in the objective's unit, sigma of skill: a game within a
+ * hundredth of a sigma of balance and spread, a ticket benched for under half a second) is settled:
+ * the climb draws the first place of a move among the unsettled ones only. A move between two
+ * settled places could lower the total by less than twice this, and costs never go below 0.
+ */
+export const SETTLED_COST = 0.01;
 
 /**
  * Hill-climbing over a batch laid out in places (Battle.net talk, "Hill Climbing": "swap something
@@ -33,10 +40,13 @@ const CLOCK_CHECK_EVERY = 32;
  * kept only when the summed cost of the places it touches goes down. The cost is incremental:
  * every team of every game keeps a summary (GameObjective.summarize), a move summarises again only
  * the two teams it touched and puts their games' costs together from the summaries; re-evaluating
- * both games from all their members was most of a 5v5 batch. The climb ends when the time budget
- * is spent or when `patience` attempts in a row fail; patience grows with the batch, so a small
- * batch is searched harder per player ("fewer players means you need to work harder" —
- * "Performance Issues").
+ * both games from all their members was most of a 5v5 batch. A move starts from a place that is not
+ * settled (SETTLED_COST): in a large, dense batch nearly every game formed from score order is
+ * already within a hundredth of a sigma, and drawing moves around them was most of the climb for
+ * no gain a player could see. The climb ends when the time budget is spent, when no place is
+ * unsettled, or when `patience` attempts in a row fail; patience grows with the unsettled places,
+ * so a small or sparse batch is searched harder per player ("fewer players means you need to work
+ * harder" — "Performance Issues").
  */
 export function hillClimb(places: BatchPlace[], objective: GameObjective, clock: ClimbClock): ClimbReport {
   // summaries[p][t]: team t of place p (none for the bench, whose cost is its ticket's wait).
@@ -58,19 +68,21 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
   let spareA = objective.newSummary();
   let spareB = objective.newSummary();
 
-  const patience = Math.max(MIN_PATIENCE, PATIENCE_PER_PLACE * places.length);
+  const unsettled = new UnsettledPlaces(places);
   const pick = (length: number): number => Math.min(length - 1, Math.floor(clock.random() * length));
   let attempts = 0;
   let improvements = 0;
   let failures = 0;
   if (!places.some((place) => !place.bench)) return { attempts, improvements, converged: true };
 
-  while (failures < patience) {
+  // Patience follows the places still worth a move, so a batch of well-formed games (most places
+  // of a large, dense batch) converges in a few moves per place that is not.
+  while (unsettled.count > 0 && failures < Math.max(MIN_PATIENCE, PATIENCE_PER_PLACE * unsettled.count)) {
     if (attempts % CLOCK_CHECK_EVERY === 0 && clock.now() >= clock.deadline) {
       return { attempts, improvements, converged: false };
     }
     attempts += 1;
-    const a = pick(places.length);
+    const a = unsettled.at(pick(unsettled.count));
     const b = Math.max(0, Math.min(places.length - 1, a + pick(2 * NEIGHBOURHOOD + 1) - NEIGHBOURHOOD));
     const placeA = places[a] as BatchPlace;
     const placeB = places[b] as BatchPlace;
@@ -117,6 +129,8 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
       if (a !== b) placeB.cost = costB;
       if (!placeA.bench) spareA = oldA;
       if (!placeB.bench) spareB = oldB;
+      unsettled.update(a);
+      unsettled.update(b);
       improvements += 1;
       failures = 0;
     } else {
@@ -134,6 +148,40 @@ export function hillClimb(places: BatchPlace[], objective: GameObjective, clock:
     }
   }
   return { attempts, improvements, converged: true };
+}
+
+/** The places whose cost is at least SETTLED_COST, as a list to draw from: O(1) to draw, add or drop. */
+class UnsettledPlaces {
+  private readonly list: Int32Array;
+  /** Position of each place in `list`, or -1 when settled. */
+  private readonly slot: Int32Array;
+  count = 0;
+
+  constructor(private readonly places: readonly BatchPlace[]) {
+    this.list = new Int32Array(places.length);
+    this.slot = new Int32Array(places.length).fill(-1);
+    for (let p = 0; p < places.length; p++) this.update(p);
+  }
+
+  at(k: number): number {
+    return this.list[k] as number;
+  }
+
+  /** After place p's cost changed. */
+  update(p: number): void {
+    const at = this.slot[p] as number;
+    if ((this.places[p] as BatchPlace).cost >= SETTLED_COST) {
+      if (at < 0) {
+        this.slot[p] = this.count;
+        this.list[this.count++] = p;
+      }
+    } else if (at >= 0) {
+      const last = this.list[--this.count] as number;
+      this.list[at] = last;
+      this.slot[last] = at;
+      this.slot[p] = -1;
+    }
+  }
 }
 
 /**

@@ -73,3 +73,39 @@ describe('hill climbing', () => {
     expect(report.attempts).toBeLessThanOrEqual(32 * 5);
   });
 });
+
+describe('settled places', () => {
+  const objective = new GameObjective(config({ teamSize: 2 }), new VenueChoice([], []), 1);
+  /** A 2v2 of four equal scores: cost 0, settled. */
+  const even = (k: number, score: number): BatchPlace => game([entry(`${k}a`, score), entry(`${k}b`, score)], [entry(`${k}c`, score), entry(`${k}d`, score)]);
+
+  it('draws no move when every game is already within SETTLED_COST', () => {
+    const places = Array.from({ length: 50 }, (_, k) => even(k, k * 100));
+    const report = hillClimb(places, objective, { ...forever, random: seededRandom(2) });
+    expect(report).toEqual({ attempts: 0, improvements: 0, converged: true });
+  });
+
+  it('balances the one unsettled game among settled ones, in far fewer moves than a patience over all places', () => {
+    const places = Array.from({ length: 200 }, (_, k) => even(k, k * 100));
+    places[100] = game([entry('a', 10_009), entry('b', 10_008)], [entry('c', 10_001), entry('d', 10_002)]);
+    const before = places.map((p) => objective.evaluate(p.teams).cost).reduce((s, c) => s + c, 0);
+    const report = hillClimb(places, objective, { ...forever, random: seededRandom(4) });
+    expect(objective.evaluate(places[100]!.teams).teamImbalance).toBe(0);
+    expect(places.map((p) => objective.evaluate(p.teams).cost).reduce((s, c) => s + c, 0)).toBeLessThan(before);
+    expect(report.converged).toBe(true);
+    // Before places were settled, the climb ended only after 32 failures per place in a row.
+    expect(report.attempts).toBeLessThan(32 * places.length);
+  });
+
+  it('a bench ticket that has waited is unsettled, and takes a fresh ticket\'s seat in a settled game', () => {
+    const c = config({ teamSize: 1 });
+    const waited = new GameObjective(c, new VenueChoice([], []), 1);
+    const fresh = toBatchEntry(solo('fresh', 5), schedule, 0);
+    const old = toBatchEntry(solo('old', 5, { enqueuedAt: -30_000 }), schedule, 0);
+    const places: BatchPlace[] = [game([entry('a', 5)], [fresh]), { bench: true, teams: [[old]], cost: 0 }];
+    hillClimb(places, waited, { ...forever, random: seededRandom(9) });
+    // The game costs 0 with either fresh ticket benched instead; 30 s on the bench cost 0.6.
+    expect(ids(places[0]).flat()).toContain('old');
+    expect(['a', 'fresh']).toContain(ids(places[1]).flat()[0]);
+  });
+});

@@ -4,16 +4,17 @@ import type { QueuedTicket, SimMatch, SimulatedQueue } from './simulated-queue.j
 /**
  * The production CompetitiveMatcher, in process, on simulated time: a batch runs whenever the
  * matcher says one is due (nextBatchAt), and the hill-climb's clock is frozen so its budget never
- * runs out mid-climb (a simulation measures quality, not this machine's speed).
+ * runs out mid-climb (a simulation measures quality, not this machine's speed), unless `climbClock`
+ * is given: a study of what the budget buys passes this machine's clock.
  */
 export class GamefactoryQueue implements SimulatedQueue {
   readonly name: string;
   private readonly matcher: CompetitiveMatcher;
   /** Whether tickets need their language: only soft preferences read it (a Map per ticket otherwise). */
   private readonly soft: boolean;
-  constructor(config: CompetitiveConfig, seed: number, name = 'gamefactory') {
+  constructor(config: CompetitiveConfig, seed: number, name = 'gamefactory', climbClock: () => number = () => 0) {
     this.name = name;
-    this.matcher = new CompetitiveMatcher(config, { now: () => 0, random: seededRandom(seed) });
+    this.matcher = new CompetitiveMatcher(config, { now: climbClock, random: seededRandom(seed) });
     this.soft = (config.softPreferences ?? []).length > 0;
   }
   arrive(t: QueuedTicket): void {
