@@ -1,6 +1,6 @@
 import type { FactoryTemplate } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
-import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
+import type { FindRequest, ServerChannel, ServerEvent, ServerHello, ServerOrder, TicketListener } from '../../coordinator/messages.js';
 import type { Log, Timers } from '../../coordinator/ports.js';
 import type { Principal } from '../../security/tokens/principal.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
@@ -48,7 +48,8 @@ interface Waiting {
  */
 export class RelayGateway implements CoordinatorCommands {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly servers = new Map<string, { readonly channel: ServerChannel; readonly conn: number }>();
+  /** Each server's stream here, the connection number the owner knows it by, and the first one this stream was announced with. */
+  private readonly servers = new Map<string, { readonly channel: ServerChannel; readonly conn: number; readonly since: number }>();
   private connections = 0;
   private readonly registry: FactoryRegistry<null>;
   private running = true;
@@ -60,6 +61,8 @@ export class RelayGateway implements CoordinatorCommands {
   private lastCancel = 0;
   /** Connections the owner was told are gone (server id and connection number), oldest first. */
   private readonly toldGone = new Set<string>();
+  /** Servers to announce again once this tick's late orders are in. */
+  private readonly announceAgain = new Set<string>();
 
   constructor(
     private readonly store: GatewayStore,
@@ -119,7 +122,7 @@ export class RelayGateway implements CoordinatorCommands {
     if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
     this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     const conn = ++this.connections;
-    this.servers.set(hello.serverId, { channel, conn });
+    this.servers.set(hello.serverId, { channel, conn, since: conn });
     this.send({ k: 'hello', node: this.nodeId, conn, hello });
     return this.registry.hostable(hello.attributes, hello.templates).map((i) => i.name);
   }
@@ -133,7 +136,7 @@ export class RelayGateway implements CoordinatorCommands {
   adoptServer(hello: ServerHello, channel: ReannouncingChannel, ended: string): void {
     this.ready();
     const conn = ++this.connections;
-    this.servers.set(hello.serverId, { channel, conn });
+    this.servers.set(hello.serverId, { channel, conn, since: conn });
     if (this.fence !== ended) this.send({ k: 'hello', node: this.nodeId, conn, hello });
   }
 
@@ -238,6 +241,7 @@ export class RelayGateway implements CoordinatorCommands {
       case 'order': {
         const server = this.servers.get(message.serverId);
         if (server?.conn === message.conn) server.channel.send(message.order);
+        else if (server && message.conn >= server.since && message.conn < server.conn && canReannounce(server.channel)) this.lateOrder(message.serverId, server.channel, message.order);
         else this.staleOrder(message.serverId, message.conn, message.order.kind, server?.conn);
         return;
       }
@@ -252,8 +256,32 @@ export class RelayGateway implements CoordinatorCommands {
   }
 
   /**
+   * An order decided on an earlier announcement of a stream this node still holds (announced again
+   * since: to a shard's new owner, or to the same owner twice in a race). The server gets it, since
+   * whoever decided it may already have told a client (a seat reserved for it), and the shard's
+   * owner is told of the server again once this tick's orders are in, so that its view holds what
+   * the order made (the seat, or the creation as pending).
+   */
+  private lateOrder(serverId: string, channel: ReannouncingChannel, order: ServerOrder): void {
+    channel.send(order);
+    if (this.announceAgain.has(serverId)) return;
+    this.announceAgain.add(serverId);
+    queueMicrotask(() => {
+      this.announceAgain.delete(serverId);
+      const held = this.servers.get(serverId);
+      if (held?.channel !== channel) return; // closed or replaced since
+      this.servers.delete(serverId);
+      const hello = channel.reannounce();
+      if (hello === undefined) return; // the node's own seat serves the shard now, in process
+      const conn = ++this.connections;
+      this.servers.set(serverId, { channel, conn, since: held.since });
+      this.send({ k: 'hello', node: this.nodeId, conn, hello });
+    });
+  }
+
+  /**
    * An order for a connection of the server this node no longer holds (it closed, or the server
-   * was announced again since) is not handed to the server. The owner is told at once that the
+   * reconnected since on another stream) is not handed to the server. The owner is told at once that the
    * node holds no such connection (a bye for that one only), so a creation it ordered there goes
    * back in line now instead of waiting out its confirm window, and no further order goes to the
    * ghost. An owner that holds a newer connection from this node ignores it; once per connection.
@@ -300,14 +328,14 @@ export class RelayGateway implements CoordinatorCommands {
     this.log.info({ reason, tickets: this.waiting.size, servers: this.servers.size }, 'relay: resending finds, reconnecting servers');
     const servers = [...this.servers];
     this.servers.clear();
-    for (const [serverId, { channel }] of servers) {
+    for (const [serverId, { channel, since }] of servers) {
       if (!sayBye && canReannounce(channel)) {
-        // A new owner: told of the server again on a new connection number (the old owner's
-        // orders still on their way are dropped, as after a reconnect); the stream stays open.
+        // A new owner: told of the server again on a new connection number; the stream stays
+        // open (the old owner's orders still on their way reach the server: lateOrder).
         const hello = channel.reannounce();
         if (hello === undefined) continue;
         const conn = ++this.connections;
-        this.servers.set(serverId, { channel, conn });
+        this.servers.set(serverId, { channel, conn, since });
         this.send({ k: 'hello', node: this.nodeId, conn, hello });
         continue;
       }
