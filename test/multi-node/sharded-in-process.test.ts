@@ -137,4 +137,33 @@ describe('factories sharded across nodes, in process', () => {
     expect(third.p.errors).toEqual([]);
     expect(third.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
   });
+
+  it('a retry answered from the kept assignment does not leave its player claimed: she may find again at once', async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    const server = new Server('s', 8, c.gateway);
+    server.connect();
+    await settle(all);
+    const alice = (ticketId: string, factory: string) => {
+      const p = new Player(ticketId);
+      return { p, request: { ...findIn(factory, p), party: [{ playerId: 'alice', score: undefined }] } };
+    };
+    const first = alice('t1', 'bravo');
+    c.gateway.find(first.request, first.p);
+    await settle(all);
+    server.confirmAll();
+    await settle(all);
+    expect(first.p.assignments).toHaveLength(1);
+    // Her client missed the answer and retries the same ticket, through another node.
+    const retry = alice('t1', 'bravo');
+    b.gateway.find(retry.request, retry.p);
+    await settle(all);
+    expect(retry.p.assignments).toEqual(first.p.assignments);
+    // The game over, she finds another.
+    const next = alice('t2', 'echo');
+    b.gateway.find(next.request, next.p);
+    await settle(all);
+    expect(next.p.errors).toEqual([]);
+  });
 });

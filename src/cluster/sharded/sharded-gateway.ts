@@ -106,9 +106,17 @@ export class ShardedGateway implements CoordinatorCommands {
     const tickets = this.tickets;
     // Forgotten once answered for good: the shard's gateway answers through `relayed`.
     const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
+    const players = request.party.map((p) => p.playerId);
+    // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
+    const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
     const relayed: TicketListener = {
       update(update, ticketId) {
-        if (update.kind === 'assigned') forget();
+        if (update.kind === 'assigned') {
+          forget();
+          // A retry answered from the assignment an owner kept was claimed here, and no owner
+          // ends that ticket again: freed here (a no-op when the owner freed it; one call a tick).
+          unclaim();
+        }
         listener.update(update, ticketId);
       },
       fail(error, ticketId) {
@@ -118,9 +126,6 @@ export class ShardedGateway implements CoordinatorCommands {
     };
     const held: HeldTicket = { shard, listener, relayed, local: false };
     tickets.set(request.ticketId, held);
-    const players = request.party.map((p) => p.playerId);
-    // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
-    const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
     const relay = () => {
       held.local = false;
       try {
