@@ -4,7 +4,7 @@ import type { ServerChannel, ServerHello, ServerOrder } from '../../src/coordina
 import type { MatchmakingError } from '../../src/errors/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, settle } from './in-process-cluster.js';
+import { InProcessNode, LEASE_MS, Player, settle } from './in-process-cluster.js';
 
 /**
  * An owner that stepped down while its read of the inbox was blocked still receives
@@ -62,5 +62,38 @@ describe('a hello claimed late from a stepped-down owner', () => {
     expect(closed).toEqual([]);
     expect(b.core!.view.servers().map((s) => s.serverId)).toEqual(['s']);
     expect(capacity()).toBe(2);
+  });
+
+  it("from another node, older than the hello the server moved with since, does not move the server back there", async () => {
+    const timers = new ManualTimers();
+    const relay = new FakeRelay(() => timers.now);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => InProcessNode.make(id, relay, timers, CONFIG)) as [InProcessNode, InProcessNode, InProcessNode, InProcessNode];
+    await a.seat.keepLease();
+    await c.gateway.watchOwner();
+    await a.seat.close();
+    await b.seat.keepLease();
+    await d.gateway.watchOwner(); // d knows b as the owner
+
+    // The server says hello through c (a's blocked read takes it), then its node dies and it
+    // says hello through d, which b applies.
+    const onC: ServerOrder[] = [];
+    const onD: ServerOrder[] = [];
+    c.gateway.connectServer(HELLO, { send: (o) => void onC.push(o), close: () => {} });
+    expect(await relay.owner('a', LEASE_MS).readInbox(10, 0)).toHaveLength(1);
+    d.gateway.connectServer(HELLO, { send: (o) => void onD.push(o), close: () => {} });
+    await settle([b, d]);
+
+    // A lease later b claims c's hello: older than d's, it does not route the server back to c.
+    for (let beat = 0; beat < 4; beat++) {
+      await timers.advance(LEASE_MS / 3);
+      await d.gateway.watchOwner();
+      await b.seat.keepLease();
+    }
+    await settle([b, d]);
+    const player = new Player('t1');
+    d.gateway.find({ ...player.request(), template: 'bravo', partition: new Map() }, player);
+    await settle([b, d]);
+    expect(onD.filter((o) => o.kind === 'createGame')).toHaveLength(1);
+    expect(onC).toEqual([]);
   });
 });

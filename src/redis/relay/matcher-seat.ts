@@ -429,7 +429,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
   private applyOne(message: InboxMessage, id: string): void {
     const core = this.core;
     if (!core) return;
-    if ((message.k === 'hello' || message.k === 'bye' || message.k === 'event') && this.superseded(message.k === 'hello' ? message.hello.serverId : message.serverId, message.node, id)) return;
+    if ((message.k === 'hello' || message.k === 'bye' || message.k === 'event') && this.superseded(message.k === 'hello' ? message.hello.serverId : message.serverId, id)) return;
     switch (message.k) {
       case 'find': {
         const id = message.request.ticketId;
@@ -483,16 +483,17 @@ export class MatcherSeat implements Answering, LocalAnswering {
   }
 
   /**
-   * A node's message about a server, sent before the hello the seat holds the server by from
-   * that node: superseded, since that hello told the server as the node knew it then. Such a
-   * message comes late when an owner that stepped down while its read of the inbox was blocked
-   * got it: it stays pending there until this owner claims it, a lease later, behind requests
-   * sent after it. A stale hello applied then would replace the newer connection, whose close
-   * would end the server's stream on its node.
+   * A message about a server sent before the hello the seat holds the server by (from any node:
+   * the server may have moved to another since): superseded, since that hello told the server as
+   * it was then. Such a message comes late when an owner that stepped down while its read of the
+   * inbox was blocked got it: it stays pending there until this owner claims it, a lease later,
+   * behind requests sent after it. A stale hello applied then would replace the newer connection,
+   * whose close would end the server's stream on its node, or route the server back to a node it
+   * left (dead, so its servers are then disconnected while their streams stay open elsewhere).
    */
-  private superseded(serverId: string, node: string, id: string): boolean {
+  private superseded(serverId: string, id: string): boolean {
     const channel = this.channels.get(serverId);
-    return channel !== undefined && channel.node === node && channel.announcedAt !== undefined && compareEntryIds(id, channel.announcedAt) < 0;
+    return channel !== undefined && channel.announcedAt !== undefined && compareEntryIds(id, channel.announcedAt) < 0;
   }
 
   private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute, id?: string): void {
