@@ -387,4 +387,33 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(relays[0]!.out.get('a')?.length ?? 0).toBe(answersBefore);
     expect(relays[0]!.inbox).toEqual([]);
   });
+
+  it("a hello from another node claimed late does not take back a server that since said hello to the owner's node in process", async () => {
+    const { timers, relays, a, b, c, all } = cluster();
+    await b.own([0]);
+    for (const n of all) await n.watch();
+    // The server says hello through c; a stepped-down owner's blocked read takes shard 0's copy.
+    const viaC = new Server('s', 8, c.gateway);
+    viaC.connect();
+    expect(await relays[0]!.owner('x', LEASE_MS).readInbox(10, 0)).toHaveLength(1);
+    // b's seat reads newer requests meanwhile, then the server's node c dies: it says hello to b.
+    const p1 = new Player('t1');
+    c.gateway.find(findIn('bravo', p1), p1);
+    await settle([b, c]);
+    const viaB = new Server('s', 8, b.gateway);
+    viaB.connect();
+    await settle([b]);
+    // A lease later b claims c's hello: older than the one b took in process, it is dropped.
+    for (let beat = 0; beat < 4; beat++) {
+      await timers.advance(LEASE_MS / 3);
+      await b.own([0]);
+      await b.watch();
+    }
+    await settle([b]);
+    expect(b.cores.get(0)!.view.servers().map((x) => x.serverId)).toEqual(['s']);
+    const p2 = new Player('t2');
+    b.gateway.find(findIn('bravo', p2), p2);
+    await settle([b]);
+    expect(viaB.creates().flatMap((o) => o.playerIds)).toContain('p-t2');
+  });
 });

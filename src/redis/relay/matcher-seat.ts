@@ -84,6 +84,13 @@ export class MatcherSeat implements Answering, LocalAnswering {
   /** The last commit, its deliveries told: the next one tells its own after it. */
   private committing: Promise<void> = Promise.resolve();
   private readonly channels = new Map<string, RelayChannel>();
+  /**
+   * The newest inbox entry this seat has applied: a hello taken in process comes after it, and
+   * entries the group handed this seat are newer than every entry it gave an earlier owner, so a
+   * message claimed late from that owner is older than an in-process hello too (unless this seat
+   * has read nothing newer yet).
+   */
+  private newestRead: string | undefined;
   private lastRenewed = 0;
   /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
   private serversBackBy = -Infinity;
@@ -412,6 +419,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     this.inInbox = true;
     try {
       for (const entry of entries) {
+        if (this.newestRead === undefined || compareEntryIds(entry.id, this.newestRead) > 0) this.newestRead = entry.id;
         try {
           this.applyOne(entry.message, entry.id);
         } catch (error) {
@@ -496,9 +504,10 @@ export class MatcherSeat implements Answering, LocalAnswering {
     return channel !== undefined && channel.announcedAt !== undefined && compareEntryIds(id, channel.announcedAt) < 0;
   }
 
-  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute, id?: string): void {
+  private takeHello(hello: ServerHello, node: string, conn: number, local?: LocalRoute, entryId?: string): void {
     const core = this.core;
     if (!core) return;
+    const id = entryId ?? (local ? this.newestRead : undefined);
     const known = this.channels.get(hello.serverId);
     if (known && known.node !== node && core.view.servers().some((s) => s.serverId === hello.serverId)) {
       // The server moved to another node (its node died): the core keeps its games and the
