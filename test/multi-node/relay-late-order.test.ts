@@ -12,8 +12,9 @@ import { LEASE_MS, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
  * announcement can still be on its way; it was dropped as meant for a connection gone, yet its
  * owner may already have told a client of it (a seat reserved in an open game): the client held
  * a seat the server never heard of, and the owner's view, rebuilt from the newer hello, gave that
- * seat to someone else. The order now reaches the server, and the owner is told of the server
- * again with what the order made.
+ * seat to someone else. Such a reservation now reaches the server, and the owner is told of the
+ * server again with the seat. A creation is still not sent (nobody was told of it; it may have
+ * been placed on another server since).
  */
 describe('an order for an earlier announcement of a stream the node still holds', () => {
   const hello: ServerHello = { serverId: 's', endpoint: 's:1', attributes: new Map(), templates: [], capacity: { maxGames: 4, maxStartsPerSecond: 0 }, runningGames: [] };
@@ -55,7 +56,7 @@ describe('an order for an earlier announcement of a stream the node still holds'
     expect(relay.sent.filter((m) => m.k === 'bye')).toEqual([]);
   });
 
-  it('a burst of such orders is announced once; an order for a stream that closed is still answered with a bye', async () => {
+  it('a burst of them is announced once; a creation ordered there, or an order for a stream that closed, is answered with a bye', async () => {
     const { timers, relay, gateway, channel, received, orderFor, hellos } = world();
     await relay.owner('a', LEASE_MS).acquire();
     await gateway.watchOwner();
@@ -70,11 +71,17 @@ describe('an order for an earlier announcement of a stream the node still holds'
     expect(received).toHaveLength(2);
     expect(hellos().map((h) => h?.conn)).toEqual([1, 2, 3]);
 
+    // A creation ordered there is not sent: nobody was told of it, and it may be placed elsewhere since.
+    await relay.owner('x', LEASE_MS).commit(relay.fence, [{ kind: 'answer', node: 'c', message: { k: 'order', serverId: 's', conn: 2, order: { kind: 'createGame', requestId: 'r1', factory: 'solo', partition: new Map(), matchable: new Map(), playerIds: ['p3'], seatTeams: [], reservationToken: 't', confirmWithinMs: 1000, map: '', region: '' } } }]);
+    await gateway.pump(0);
+    expect(received).toHaveLength(2);
+    expect(relay.sent.filter((m) => m.k === 'bye')).toMatchObject([{ serverId: 's', conn: 2 }]);
+
     // The server reconnects on a new stream: the old stream's connections are gone.
     gateway.connectServer(hello, { send: () => {}, close: () => {} }); // connection 4
     await orderFor(3);
     await gateway.pump(0);
     expect(received).toHaveLength(2);
-    expect(relay.sent.filter((m) => m.k === 'bye')).toMatchObject([{ serverId: 's', conn: 3 }]);
+    expect(relay.sent.filter((m) => m.k === 'bye')).toMatchObject([{ serverId: 's', conn: 2 }, { serverId: 's', conn: 3 }]);
   });
 });

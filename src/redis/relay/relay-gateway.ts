@@ -241,7 +241,7 @@ export class RelayGateway implements CoordinatorCommands {
       case 'order': {
         const server = this.servers.get(message.serverId);
         if (server?.conn === message.conn) server.channel.send(message.order);
-        else if (server && message.conn >= server.since && message.conn < server.conn && canReannounce(server.channel)) this.lateOrder(message.serverId, server.channel, message.order);
+        else if (message.order.kind === 'reserveSeats' && server && message.conn >= server.since && message.conn < server.conn && canReannounce(server.channel)) this.lateOrder(message.serverId, server.channel, message.order);
         else this.staleOrder(message.serverId, message.conn, message.order.kind, server?.conn);
         return;
       }
@@ -256,11 +256,12 @@ export class RelayGateway implements CoordinatorCommands {
   }
 
   /**
-   * An order decided on an earlier announcement of a stream this node still holds (announced again
-   * since: to a shard's new owner, or to the same owner twice in a race). The server gets it, since
-   * whoever decided it may already have told a client (a seat reserved for it), and the shard's
-   * owner is told of the server again once this tick's orders are in, so that its view holds what
-   * the order made (the seat, or the creation as pending).
+   * Seats reserved on an earlier announcement of a stream this node still holds (announced again
+   * since: to a shard's new owner, or to the same owner twice in a race). The server gets them,
+   * since whoever reserved them has told the client already, and the shard's owner is told of the
+   * server again once this tick's orders are in, so that its view holds the seats. A creation
+   * ordered there is not sent (staleOrder): no client was told of it, and its owner may have
+   * placed it again on another server since.
    */
   private lateOrder(serverId: string, channel: ReannouncingChannel, order: ServerOrder): void {
     channel.send(order);
