@@ -53,6 +53,12 @@ type SeatListener = RelayListener | LocalCall;
 
 /** Inbox entries read at a time. */
 const READ_COUNT = 500;
+/**
+ * How long into a term relayed finds are checked against the assignments an earlier owner kept:
+ * a find a gateway queued before that owner assigned the ticket can be read only now, and this
+ * core does not know the ticket was answered (leases, so a backlog read at the takeover is covered).
+ */
+const REPLAYED_FINDS_LEASES = 3;
 
 /** The registry's refusal of a factory no connected server serves (src/factories/factory-registry.ts). */
 const NO_SERVER = /^no connected game server serves /;
@@ -91,6 +97,10 @@ export class MatcherSeat implements Answering, LocalAnswering {
    * has read nothing newer yet).
    */
   private newestRead: string | undefined;
+  /** When this seat's term began (its clock): relayed finds are checked for kept assignments for a while after. */
+  private termBegan = 0;
+  /** Kept assignments of the finds being applied, read before them (a young term, or requests claimed late). */
+  private keptNow: ReadonlyMap<string, OutMessage | undefined> | undefined;
   private lastRenewed = 0;
   /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
   private serversBackBy = -Infinity;
@@ -305,6 +315,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
   private async takeSeat(token: number): Promise<void> {
     this.token = token;
     this.lastRenewed = this.options.now();
+    this.termBegan = this.lastRenewed;
     this.serversMayReconnect();
     const restored = await this.store.loadTickets();
     if (this.token !== token) return;
@@ -381,7 +392,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
   /** Requests a stale owner read while it stepped down, never applied: ours once idle a lease. */
   private async claimIdle(token: number): Promise<void> {
     const page = await this.store.claimPending(this.options.leaseMs, '0-0');
-    await this.applyInbox(token, page.entries);
+    await this.applyInbox(token, page.entries, true);
   }
 
   /**
@@ -413,9 +424,12 @@ export class MatcherSeat implements Answering, LocalAnswering {
     }
   }
 
-  /** Applies requests in order, then commits what they caused with their ack, together. */
-  private async applyInbox(token: number, entries: readonly InboxEntry[]): Promise<void> {
+  /** Applies requests in order, then commits what they caused with their ack, together. `late`: claimed from an earlier owner. */
+  private async applyInbox(token: number, entries: readonly InboxEntry[], late = false): Promise<void> {
     if (entries.length === 0 || this.token !== token) return;
+    const kept = await this.keptOfReplayedFinds(entries, late);
+    if (this.token !== token) return;
+    this.keptNow = kept;
     this.inInbox = true;
     try {
       for (const entry of entries) {
@@ -428,9 +442,30 @@ export class MatcherSeat implements Answering, LocalAnswering {
       }
     } finally {
       this.inInbox = false;
+      this.keptNow = undefined;
     }
     this.write({ kind: 'ack', entryIds: entries.map((e) => e.id) });
     await this.commit();
+  }
+
+  /**
+   * The kept assignments of the finds in `entries` when they may replay a find an earlier owner
+   * answered (early in this term, or claimed late from that owner): one read for the batch. A
+   * gateway checks a ticket's kept assignment as it queues the find, but one queued before the
+   * assignment and read only after the owner changed reached the new core as a new ticket, and its
+   * player was seated twice. Undefined otherwise, or when the read fails (then as before).
+   */
+  private async keptOfReplayedFinds(entries: readonly InboxEntry[], late: boolean): Promise<ReadonlyMap<string, OutMessage | undefined> | undefined> {
+    if (!late && this.options.now() - this.termBegan > REPLAYED_FINDS_LEASES * this.options.leaseMs) return undefined;
+    const ids = entries.flatMap((e) => (e.message.k === 'find' ? [e.message.request.ticketId] : []));
+    if (ids.length === 0) return undefined;
+    try {
+      const kept = await this.store.keptAnswers(ids);
+      return new Map(ids.map((id, i) => [id, kept[i]]));
+    } catch (error) {
+      this.options.log.warn({ error: (error as Error).message }, 'matcher: kept assignments not read; finds applied without them');
+      return undefined;
+    }
   }
 
   /** `id`: the request's inbox entry (stream order), to tell a server's messages sent before its current hello. */
@@ -441,6 +476,17 @@ export class MatcherSeat implements Answering, LocalAnswering {
     switch (message.k) {
       case 'find': {
         const id = message.request.ticketId;
+        const kept = this.keptNow?.get(id);
+        if (kept?.k === 'update') {
+          // Answered by an earlier owner: the same answer, checked as a retry is, not a new ticket.
+          try {
+            checkKept(message.request, kept.kept);
+            this.answer(message.node, kept);
+          } catch (error) {
+            this.answer(message.node, { k: 'fail', ticketId: id, error: wireError(error) });
+          }
+          return;
+        }
         const held = this.listeners.get(id);
         // The same node asking again (it resends its finds when the owner changes) keeps its
         // listener, so the core does not cancel the call it is answering.
