@@ -24,7 +24,7 @@ export interface GatewayStore {
   /** Forwards a find, unless the ticket's assignment is kept: then that is the answer (one round trip). */
   forwardFind(ticketId: string, message: InboxMessage): Promise<OutMessage | undefined>;
   send(message: InboxMessage): Promise<void>;
-  /** This node's answers after `after` ('0-0' first), waiting up to `blockMs` for some. */
+  /** This node's answers after `after` ('0-0' first), waiting up to `blockMs` for some (0: not at all). */
   readAnswers(after: string, blockMs: number): Promise<OutEntry[]>;
   /** Answers up to `id` are read: they go. */
   trimAnswers(id: string): Promise<void>;
@@ -75,7 +75,11 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   async readAnswers(after: string, blockMs: number): Promise<OutEntry[]> {
-    const reply = await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', this.keys.out(this.nodeId), after);
+    // Not waiting: on the command connection, since the reader may be held by a blocked read (and BLOCK 0 waits forever).
+    const reply =
+      blockMs > 0
+        ? await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', this.keys.out(this.nodeId), after)
+        : await this.client.call('XREAD', 'COUNT', 500, 'STREAMS', this.keys.out(this.nodeId), after);
     return entriesOfRead(reply).map(([id, fields]) => ({ id, message: decode<OutMessage>(fields[1]!) }));
   }
 

@@ -7,6 +7,7 @@ import { MatchmakingError } from '../../errors/index.js';
 import type { Principal } from '../../security/tokens/principal.js';
 import { LocalCall, type LocalAnswering } from './local-call.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from './owner-store.js';
+import { compareEntryIds } from './entry-ids.js';
 import { redisUnavailable, wireError, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { checkKept, keptCheck } from './kept-check.js';
 import { RelayChannel, RelayListener, type Answering, type LocalRoute } from './relay-endpoints.js';
@@ -709,12 +710,6 @@ export class MatcherSeat implements Answering, LocalAnswering {
   }
 }
 
-/** Stream entry ids in order ("<ms>-<seq>", or a plain number). */
-function compareEntryIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am - bm || as - bs;
-}
 
 function dropAll(deliveries: readonly Delivery[]): void {
   for (const delivery of deliveries) delivery.drop();

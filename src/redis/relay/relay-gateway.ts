@@ -6,6 +6,7 @@ import type { Principal } from '../../security/tokens/principal.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { GatewayStore } from './gateway-store.js';
+import { compareEntryIds } from './entry-ids.js';
 import { checkKept } from './kept-check.js';
 import { fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
 
@@ -219,6 +220,8 @@ export class RelayGateway implements CoordinatorCommands {
   async pump(blockMs: number): Promise<number> {
     const entries = await this.store.readAnswers(this.lastRead, blockMs);
     for (const { id, message } of entries) {
+      // A read that overlapped another (the owner changed while the loop's read was blocked): once each.
+      if (compareEntryIds(id, this.lastRead) <= 0) continue;
       this.lastRead = id;
       this.deliver(message);
     }
@@ -316,7 +319,12 @@ export class RelayGateway implements CoordinatorCommands {
     }
     const before = this.fence;
     this.fence = fence;
-    if (before !== undefined && before !== null && before !== fence) this.handOver('the matcher owner changed', false);
+    if (before !== undefined && before !== null && before !== fence) {
+      // The old owner's last orders are in this node's answers already (its commits were fenced):
+      // they reach their servers first, so what is announced to the new owner holds what they made.
+      await this.pump(0).catch(() => 0);
+      this.handOver('the matcher owner changed', false);
+    }
     else if (!alive) this.handOver("this node's heartbeat lapsed", true);
   }
 
