@@ -26,6 +26,23 @@ export interface StatsAnswer {
   competitive: { gamesFormed: number; meanGapSigma: number; p99GapSigma: number; scoreMean: number; scoreStdDev: number } | undefined;
 }
 
+/** The answer over no factory (a cluster node that runs none of a query's factories contributes it). */
+export function emptyStats(): StatsAnswer {
+  return {
+    factories: 0,
+    games: 0,
+    openGames: 0,
+    players: 0,
+    openSlots: 0,
+    minDurationMs: 0,
+    maxDurationMs: 0,
+    averageDurationMs: 0,
+    openGamesByOpenSlots: [],
+    waitingTickets: 0,
+    competitive: undefined,
+  };
+}
+
 /**
  * QueryStats (Battle.net talk, "Indexed stats too"): the factories' own indexes answer how popular
  * a choice is. Cost: per factory involved, the size of the smallest set involved.
@@ -55,19 +72,7 @@ export function queryStats(
       return true;
     });
   }
-  const answer: StatsAnswer = {
-    factories: names.length,
-    games: 0,
-    openGames: 0,
-    players: 0,
-    openSlots: 0,
-    minDurationMs: 0,
-    maxDurationMs: 0,
-    averageDurationMs: 0,
-    openGamesByOpenSlots: [],
-    waitingTickets: 0,
-    competitive: undefined,
-  };
+  const answer: StatsAnswer = { ...emptyStats(), factories: names.length };
   let totalDuration = 0;
   for (const name of names) {
     const runtime = registry.get(name)!;

@@ -1,23 +1,8 @@
 import { displayValue, type AttributeSet } from '../../attributes/attribute-value.js';
 import type { FactoryTemplate } from '../../config/config.js';
-import type { StatsAnswer } from '../../coordinator/stats-query.js';
+import { emptyStats, type StatsAnswer } from '../../coordinator/stats-query.js';
 
-/** The answer over no factory (what a node that runs none of a query's factories contributes). */
-export function emptyStats(): StatsAnswer {
-  return {
-    factories: 0,
-    games: 0,
-    openGames: 0,
-    players: 0,
-    openSlots: 0,
-    minDurationMs: 0,
-    maxDurationMs: 0,
-    averageDurationMs: 0,
-    openGamesByOpenSlots: [],
-    waitingTickets: 0,
-    competitive: undefined,
-  };
-}
+export { emptyStats };
 
 /**
  * QueryStats over disjoint sets of factories (each factory is answered by one shard's core, each
