@@ -56,6 +56,7 @@ export class ShardedNode {
           log: silentLog,
           now: () => timers.now,
           timers,
+          ownServersInProcess: !options.relayOnly,
           // As a node does: a release reaches the shared claims once its commit is written.
           build: (place) => buildCore(CONFIG, environment, { ...place, players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),

@@ -416,4 +416,32 @@ describe('a sharded node takes finds for its own shards in process', () => {
     await settle([b]);
     expect(viaB.creates().flatMap((o) => o.playerIds)).toContain('p-t2');
   });
+
+  it("a hello the node relayed to an earlier owner, claimed at the takeover, does not bring back games its servers ended since", async () => {
+    const { timers, relays, a, b, all } = cluster();
+    await a.own([0]);
+    for (const n of all) await n.watch();
+    const server = new Server('s', 8, b.gateway); // relayed to a, which owns shard 0
+    server.connect();
+    await settle(all);
+    // b's earlier word about s, with a game since ended, left pending under a (its read took it).
+    const stale = { serverId: 's', endpoint: 's:1', attributes: new Map(), templates: [], capacity: { maxGames: 2, maxStartsPerSecond: 0 }, runningGames: [{ gameId: 'ghost', factory: 'bravo', matchable: new Map(), playerIds: [], open: true, startedAt: 0 }] };
+    await relays[0]!.gateway('b', LEASE_MS).send({ k: 'hello', node: 'b', conn: 1, hello: stale });
+    // And a find after it, in the same pending batch: it must not take a seat in the ghost.
+    await relays[0]!.gateway('b', LEASE_MS).send({ k: 'find', node: 'b', request: findIn('bravo', new Player('t1')) });
+    expect(await relays[0]!.owner('a', LEASE_MS).readInbox(10, 0)).toHaveLength(2);
+    // a dies; b takes shard 0, replays what a left pending, and announces s in process.
+    for (let beat = 0; beat < 4; beat++) {
+      await timers.advance(LEASE_MS / 3);
+      await b.watch();
+    }
+    await b.own([0]);
+    await b.watch();
+    await settle([b]);
+    const core = b.cores.get(0)!;
+    expect(core.view.servers().map((x) => x.serverId)).toEqual(['s']);
+    expect(core.view.gameServer('ghost')).toBeUndefined();
+    expect(server.orders.filter((o) => o.kind === 'reserveSeats')).toEqual([]);
+    expect(server.creates().map((o) => o.playerIds)).toEqual([['p-t1']]);
+  });
 });

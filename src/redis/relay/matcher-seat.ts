@@ -31,6 +31,13 @@ export interface MatcherSeatOptions {
   readonly onCore?: (core: CoreHost | undefined) => void;
   /** Runs the commit of the in-process inputs of this tick (default setImmediate: one commit per tick, not one per find). */
   readonly defer?: (run: () => void) => void;
+  /**
+   * This node's own game servers reach this seat in process while it serves (a sharded node: its
+   * gateway announces them here when it sees the shard's fence move). A hello this node relayed is
+   * then from before, addressed to an earlier owner (claimed from that owner's pending requests):
+   * applied, it brought back games as they were then, and their seats were given again.
+   */
+  readonly ownServersInProcess?: boolean;
 }
 
 /** Something to tell a call of this node once the commit before it succeeded; `drop` when it never will be. */
@@ -514,8 +521,9 @@ export class MatcherSeat implements Answering, LocalAnswering {
       }
       case 'hello': {
         // A server this node's gateway holds in process: its relayed hello, event or bye is from
-        // before (the in-process hello re-announced what they told).
-        if (this.channels.get(message.hello.serverId)?.local && message.node === this.options.nodeId) return;
+        // before (the in-process hello re-announced what they told); so is any hello this node
+        // relayed, when its servers come here in process (ownServersInProcess).
+        if (message.node === this.options.nodeId && (this.options.ownServersInProcess || this.channels.get(message.hello.serverId)?.local)) return;
         this.takeHello(message.hello, message.node, message.conn, undefined, id);
         return;
       }

@@ -90,6 +90,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           log: options.log,
           now: Date.now,
           timers: realTimers,
+          ownServersInProcess: true,
           build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
