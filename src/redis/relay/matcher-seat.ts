@@ -33,9 +33,9 @@ export interface MatcherSeatOptions {
   readonly defer?: (run: () => void) => void;
   /**
    * This node's own game servers reach this seat in process while it serves (a sharded node: its
-   * gateway announces them here when it sees the shard's fence move). A hello this node relayed is
-   * then from before, addressed to an earlier owner (claimed from that owner's pending requests):
-   * applied, it brought back games as they were then, and their seats were given again.
+   * gateway announces them here when it sees the shard's fence move). A hello this node relayed to
+   * an earlier owner, claimed from that owner's pending requests, is then from before: applied, it
+   * brought back games as they were then, and their seats were given again.
    */
   readonly ownServersInProcess?: boolean;
 }
@@ -109,6 +109,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
   private termBegan = 0;
   /** Kept assignments of the finds being applied, read before them (a young term, or requests claimed late). */
   private keptNow: ReadonlyMap<string, OutMessage | undefined> | undefined;
+  /** The requests being applied were claimed from an earlier owner's pending ones. */
+  private applyingClaimed = false;
   private lastRenewed = 0;
   /** Until then servers may still be reconnecting: a find short of servers is told to retry. */
   private serversBackBy = -Infinity;
@@ -350,7 +352,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     do {
       if (this.token !== token) return;
       const page = await this.store.claimPending(0, cursor);
-      await this.applyInbox(token, page.entries);
+      await this.applyInbox(token, page.entries, true);
       cursor = page.next;
     } while (cursor !== '0-0');
     if (this.auto) this.reading = this.readLoop(token);
@@ -432,12 +434,13 @@ export class MatcherSeat implements Answering, LocalAnswering {
     }
   }
 
-  /** Applies requests in order, then commits what they caused with their ack, together. `late`: claimed from an earlier owner. */
+  /** Applies requests in order, then commits what they caused with their ack, together. `late`: claimed from an earlier owner's pending ones. */
   private async applyInbox(token: number, entries: readonly InboxEntry[], late = false): Promise<void> {
     if (entries.length === 0 || this.token !== token) return;
     const kept = await this.keptOfReplayedFinds(entries, late);
     if (this.token !== token) return;
     this.keptNow = kept;
+    this.applyingClaimed = late;
     this.inInbox = true;
     try {
       for (const entry of entries) {
@@ -451,6 +454,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     } finally {
       this.inInbox = false;
       this.keptNow = undefined;
+      this.applyingClaimed = false;
     }
     this.write({ kind: 'ack', entryIds: entries.map((e) => e.id) });
     await this.commit();
@@ -521,9 +525,10 @@ export class MatcherSeat implements Answering, LocalAnswering {
       }
       case 'hello': {
         // A server this node's gateway holds in process: its relayed hello, event or bye is from
-        // before (the in-process hello re-announced what they told); so is any hello this node
-        // relayed, when its servers come here in process (ownServersInProcess).
-        if (message.node === this.options.nodeId && (this.options.ownServersInProcess || this.channels.get(message.hello.serverId)?.local)) return;
+        // before (the in-process hello re-announced what they told); so is a hello this node
+        // relayed to an earlier owner, claimed from its pending requests, when its servers come
+        // here in process (ownServersInProcess).
+        if (message.node === this.options.nodeId && ((this.options.ownServersInProcess && this.applyingClaimed) || this.channels.get(message.hello.serverId)?.local)) return;
         this.takeHello(message.hello, message.node, message.conn, undefined, id);
         return;
       }
