@@ -340,7 +340,8 @@ export class RelayGateway implements CoordinatorCommands {
     for (const [serverId, { channel, since }] of servers) {
       if (!sayBye && canReannounce(channel)) {
         // A new owner: told of the server again on a new connection number; the stream stays
-        // open (the old owner's orders still on their way reach the server: lateOrder).
+        // open (the old owner's orders were handed on just before, in watchOwner; a reservation
+        // arriving later still reaches the server: lateOrder).
         const hello = channel.reannounce();
         if (hello === undefined) continue;
         const conn = ++this.connections;
