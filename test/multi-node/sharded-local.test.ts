@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OwnerStore, OwnerWrite } from '../../src/redis/relay/owner-store.js';
 import { decode, type InboxMessage } from '../../src/redis/relay/relay-codec.js';
 import { LEASE_MS, Player } from './in-process-cluster.js';
+import type { FakeRelay } from './fake-relay.js';
 import { Server, cluster, findIn, settle } from './sharded-fixture.js';
 
 /**
@@ -59,6 +60,26 @@ function killable(store: OwnerStore) {
     interrupt: () => {},
   };
   return { state, store: wrapped };
+}
+
+/** Node a's store of shard 0, whose next commit fails once `armed` (the connection to Redis lost mid-EXEC). */
+function failsNextCommit() {
+  const failing = {
+    armed: false,
+    ownerStore: (node: string, shard: number, relay: FakeRelay): OwnerStore | undefined => {
+      if (node !== 'a' || shard !== 0) return undefined;
+      const store = relay.owner(node, LEASE_MS);
+      return {
+        ...store,
+        commit: (token, writes) => {
+          if (!failing.armed) return store.commit(token, writes);
+          failing.armed = false;
+          return Promise.reject(new Error('connection lost'));
+        },
+      };
+    },
+  };
+  return failing;
 }
 
 const records = (writes: readonly OwnerWrite[]) => writes.flatMap((w) => (w.kind === 'record' && w.record ? [w.ticketId] : []));
@@ -124,28 +145,15 @@ describe('a sharded node takes finds for its own shards in process', () => {
   });
 
   it('a commit that fails ends the term: the client is not told queued, and its find goes to the next owner', async () => {
-    const failing = { next: false };
-    const { timers, relays, a, b, c, all } = cluster({
-      ownerStore: (node, shard, relay) => {
-        if (node !== 'a' || shard !== 0) return undefined;
-        const store = relay.owner(node, LEASE_MS);
-        return {
-          ...store,
-          commit: (token, writes) => {
-            if (!failing.next) return store.commit(token, writes);
-            failing.next = false;
-            return Promise.reject(new Error('connection lost'));
-          },
-        };
-      },
-    });
+    const failing = failsNextCommit();
+    const { timers, relays, a, b, c, all } = cluster({ ownerStore: failing.ownerStore });
     await a.own([0]);
     for (const n of all) await n.watch();
     const server = new Server('s', 0, c.gateway);
     server.connect();
     await settle(all);
 
-    failing.next = true;
+    failing.armed = true;
     const p = new Player('t1');
     a.gateway.find(findIn('bravo', p), p);
     await settle(all);
@@ -167,21 +175,8 @@ describe('a sharded node takes finds for its own shards in process', () => {
   });
 
   it("a cancel whose commit fails frees no player (the next owner restores the ticket, players and all); the next owner's cancel frees it once written", async () => {
-    const failing = { next: false };
-    const { timers, shared, a, b, c, all } = cluster({
-      ownerStore: (node, shard, relay) => {
-        if (node !== 'a' || shard !== 0) return undefined;
-        const store = relay.owner(node, LEASE_MS);
-        return {
-          ...store,
-          commit: (token, writes) => {
-            if (!failing.next) return store.commit(token, writes);
-            failing.next = false;
-            return Promise.reject(new Error('connection lost'));
-          },
-        };
-      },
-    });
+    const failing = failsNextCommit();
+    const { timers, shared, a, b, c, all } = cluster({ ownerStore: failing.ownerStore });
     await a.own([0]);
     for (const n of all) await n.watch();
     const server = new Server('s', 0, c.gateway);
@@ -193,7 +188,7 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(p.updates.map((u) => u.kind)).toEqual(['queued']);
     expect(shared.holder('alice')).toBe('t1');
 
-    failing.next = true;
+    failing.armed = true;
     const cancelled = a.gateway.cancel('t1').catch((error: unknown) => error);
     await settle(all);
     expect(await cancelled).toMatchObject({ code: 'UNAVAILABLE' });
@@ -319,21 +314,8 @@ describe('a sharded node takes finds for its own shards in process', () => {
   });
 
   it("when the owner's term ends its servers go to the next owner through the relay, their streams open; when the node's seat takes the shard again they come back in process", async () => {
-    const failing = { next: false };
-    const { timers, relays, a, b, all } = cluster({
-      ownerStore: (node, shard, relay) => {
-        if (node !== 'a' || shard !== 0) return undefined;
-        const store = relay.owner(node, LEASE_MS);
-        return {
-          ...store,
-          commit: (token, writes) => {
-            if (!failing.next) return store.commit(token, writes);
-            failing.next = false;
-            return Promise.reject(new Error('connection lost'));
-          },
-        };
-      },
-    });
+    const failing = failsNextCommit();
+    const { timers, relays, a, b, all } = cluster({ ownerStore: failing.ownerStore });
     // Time passes with every node's gateway beating (its heartbeat stays alive).
     const pass = async (ms: number) => {
       for (let left = ms; left > 0; left -= LEASE_MS / 4) {
@@ -347,7 +329,7 @@ describe('a sharded node takes finds for its own shards in process', () => {
     server.connect();
     await settle(all);
 
-    failing.next = true;
+    failing.armed = true;
     const first = new Player('t1');
     a.gateway.find(findIn('bravo', first), first);
     await settle(all);
