@@ -9,8 +9,8 @@ import type { MatchmakingError } from '../../src/errors/index.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
-import type { ManualTimers } from '../coordinator/fixture.js';
-import type { FakeRelay } from './fake-relay.js';
+import { ManualTimers } from '../coordinator/fixture.js';
+import { FakeRelay } from './fake-relay.js';
 
 export const LEASE_MS = 2000;
 
@@ -29,6 +29,13 @@ const EU = new Map([['region', valueKey({ kind: 'string', value: 'eu' })]]);
  * test's manual timers, nothing started on its own: the test moves it (`keepLease`, `step`,
  * `pump`, `watch`).
  */
+/** One relay on a manual clock, and an in-process node on it for each id, in order. */
+export function relayWorld<const Ids extends readonly string[]>(config: CoordinatorConfig, ...ids: Ids): { timers: ManualTimers; relay: FakeRelay; nodes: { [K in keyof Ids]: InProcessNode } } {
+  const timers = new ManualTimers();
+  const relay = new FakeRelay(() => timers.now);
+  return { timers, relay, nodes: ids.map((id) => InProcessNode.make(id, relay, timers, config)) as { [K in keyof Ids]: InProcessNode } };
+}
+
 export class InProcessNode {
   readonly gateway: RelayGateway;
   readonly seat: MatcherSeat;

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualTimers } from '../coordinator/fixture.js';
-import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
+import { LEASE_MS, Player, Server, relayWorld, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
 
 /**
  * A gateway checks a ticket's kept assignment as it queues a find, but a copy queued before the
@@ -12,11 +10,7 @@ import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG 
  */
 describe('a find replayed to the next owner after the first answered it', () => {
   it('is answered from the kept assignment: the same game, no second CreateGame', async () => {
-    const timers = new ManualTimers();
-    const relay = new FakeRelay(() => timers.now);
-    const a = InProcessNode.make('a', relay, timers, CONFIG);
-    const b = InProcessNode.make('b', relay, timers, CONFIG);
-    const c = InProcessNode.make('c', relay, timers, CONFIG);
+    const { timers, relay, nodes: [a, b, c] } = relayWorld(CONFIG, 'a', 'b', 'c');
     await a.seat.keepLease();
     for (const n of [b, c]) await n.gateway.watchOwner();
     const server = new Server('s', 4);
@@ -40,10 +34,7 @@ describe('a find replayed to the next owner after the first answered it', () => 
   });
 
   it('later in the term a find is not read against kept assignments (the gateway checked it as it queued it)', async () => {
-    const timers = new ManualTimers();
-    const relay = new FakeRelay(() => timers.now);
-    const a = InProcessNode.make('a', relay, timers, CONFIG);
-    const c = InProcessNode.make('c', relay, timers, CONFIG);
+    const { timers, relay, nodes: [a, c] } = relayWorld(CONFIG, 'a', 'c');
     await a.seat.keepLease();
     await c.gateway.watchOwner();
     new Server('s', 0).connect(c); // no slot: the ticket waits

@@ -2,9 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import type { ServerChannel, ServerHello, ServerOrder } from '../../src/coordinator/messages.js';
 import type { MatchmakingError } from '../../src/errors/index.js';
-import { ManualTimers } from '../coordinator/fixture.js';
-import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, settle } from './in-process-cluster.js';
+import { LEASE_MS, Player, relayWorld, settle } from './in-process-cluster.js';
 
 /**
  * An owner that stepped down while its read of the inbox was blocked still receives
@@ -23,11 +21,7 @@ const HELLO: ServerHello = { serverId: 's', endpoint: 's:1', attributes: new Map
 
 describe('a hello claimed late from a stepped-down owner', () => {
   it('does not replace the newer connection its node announced since (the server keeps its stream), nor undo a newer grant', async () => {
-    const timers = new ManualTimers();
-    const relay = new FakeRelay(() => timers.now);
-    const a = InProcessNode.make('a', relay, timers, CONFIG);
-    const b = InProcessNode.make('b', relay, timers, CONFIG);
-    const c = InProcessNode.make('c', relay, timers, CONFIG);
+    const { timers, relay, nodes: [a, b, c] } = relayWorld(CONFIG, 'a', 'b', 'c');
     await a.seat.keepLease();
     await c.gateway.watchOwner(); // c knows a as the owner
     await a.seat.close(); // a hands the lease over (a real node's keeper releases it)
@@ -65,9 +59,7 @@ describe('a hello claimed late from a stepped-down owner', () => {
   });
 
   it("from another node, older than the hello the server moved with since, does not move the server back there", async () => {
-    const timers = new ManualTimers();
-    const relay = new FakeRelay(() => timers.now);
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => InProcessNode.make(id, relay, timers, CONFIG)) as [InProcessNode, InProcessNode, InProcessNode, InProcessNode];
+    const { timers, relay, nodes: [a, b, c, d] } = relayWorld(CONFIG, 'a', 'b', 'c', 'd');
     await a.seat.keepLease();
     await c.gateway.watchOwner();
     await a.seat.close();

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerHello } from '../../src/coordinator/messages.js';
-import { ManualTimers } from '../coordinator/fixture.js';
-import { FakeRelay } from './fake-relay.js';
-import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
+import { LEASE_MS, Player, Server, relayWorld, settle, SOLO_CONFIG as CONFIG } from './in-process-cluster.js';
 
 /**
  * An owner can hold a server by a connection its node no longer holds (announced twice
@@ -15,9 +13,7 @@ import { InProcessNode, LEASE_MS, Player, Server, settle, SOLO_CONFIG as CONFIG 
 const ghostHello = (serverId: string): ServerHello => ({ serverId, endpoint: `${serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: 4, maxStartsPerSecond: 0 }, runningGames: [] });
 
 function world() {
-  const timers = new ManualTimers();
-  const relay = new FakeRelay(() => timers.now);
-  const [a, b] = ['a', 'b'].map((id) => InProcessNode.make(id, relay, timers, CONFIG)) as [InProcessNode, InProcessNode];
+  const { timers, relay, nodes: [a, b] } = relayWorld(CONFIG, 'a', 'b');
   return { timers, relay, a, b };
 }
 
