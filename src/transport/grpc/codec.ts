@@ -18,6 +18,7 @@ import type {
 import { invalidArgument } from '../../errors/index.js';
 import type { Principal } from '../../security/tokens/principal.js';
 import { decodeGameResult, encodeGameResultAck } from './game-result-codec.js';
+import { KnownAttributeSets } from './known-attribute-sets.js';
 import type { AttributeValue as WireValue } from '../../generated/gamefactory/v1/attributes.js';
 import type {
   Capacity,
@@ -71,7 +72,16 @@ export function encodeValue(key: ValueKey): WireValue {
 }
 
 export function decodeAttributes(field: string, wire: Record<string, WireValue> | undefined): AttributeSet {
-  const entries = Object.entries(wire ?? {});
+  if (wire === undefined) return NO_ATTRIBUTES;
+  const known = knownSets.find(wire);
+  if (known !== undefined) return known;
+  const set = decodeAttributesInFull(field, wire);
+  knownSets.remember(wire, set);
+  return set;
+}
+
+function decodeAttributesInFull(field: string, wire: Record<string, WireValue>): AttributeSet {
+  const entries = Object.entries(wire);
   if (entries.length === 0) return NO_ATTRIBUTES;
   if (entries.length > LIMITS.maxAttributes) {
     throw invalidArgument(field, `${entries.length} attributes; at most ${LIMITS.maxAttributes}`);
@@ -122,6 +132,7 @@ const NO_NAMES: readonly string[] = Object.freeze([]);
  * couple of hundred bytes, and retained tickets hold their request (perf/PROFILE.md, heap profile).
  */
 const NO_ATTRIBUTES: AttributeSet = new Map();
+const knownSets = new KnownAttributeSets(NO_ATTRIBUTES);
 const NO_LATENCIES: ReadonlyMap<string, number> = new Map();
 
 export function encodeAttributes(attributes: AttributeSet): Record<string, WireValue> {
