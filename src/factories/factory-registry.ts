@@ -30,6 +30,12 @@ export class FactoryRegistry<T> {
   /** Allowed values per template and axis, for O(1) selection checks. */
   private readonly allowed = new Map<string, Map<string, Set<ValueKey>>>();
   private readonly live = new Map<string, LiveFactory<T>>();
+  /**
+   * Factory names already resolved, by partition set and template name: the transport hands every
+   * request with the same partition the same set object, and building the name (a list, a display
+   * string per axis, a join) was ~0.7 KB of garbage a ticket. Weak: a set no request holds goes.
+   */
+  private resolved = new WeakMap<AttributeSet, Map<string, string>>();
 
   constructor(
     templates: readonly FactoryTemplate[],
@@ -58,6 +64,7 @@ export class FactoryRegistry<T> {
   }
 
   private setTemplates(templates: readonly FactoryTemplate[]): void {
+    this.resolved = new WeakMap();
     this.templates.clear();
     this.allowed.clear();
     for (const t of templates) {
@@ -175,6 +182,16 @@ export class FactoryRegistry<T> {
 
   /** The name of the factory a request selects, whether or not it is live; throws as select does. */
   resolve(templateName: string, partition: AttributeSet): string {
+    const known = this.resolved.get(partition)?.get(templateName);
+    if (known !== undefined) return known;
+    const name = this.resolveInFull(templateName, partition);
+    let byTemplate = this.resolved.get(partition);
+    if (byTemplate === undefined) this.resolved.set(partition, (byTemplate = new Map()));
+    byTemplate.set(templateName, name);
+    return name;
+  }
+
+  private resolveInFull(templateName: string, partition: AttributeSet): string {
     const template = this.resolveTemplate(templateName);
     const allowed = this.allowed.get(template.name)!;
     for (const key of partition.keys()) {

@@ -121,3 +121,24 @@ describe('factory instantiation', () => {
     expect((error as MatchmakingError).message).toMatch(message);
   });
 });
+
+describe('factory selection, remembered per partition set', () => {
+  it('resolves the same set object to the same name again, and a reload forgets what it resolved', () => {
+    const { r } = registry();
+    const partition = attrs({ difficulty: s('torment'), hardcore: b(false), version: s('v202') });
+    expect(r.resolve('diablo', partition)).toBe('diablo/difficulty=torment/hardcore=false/version=v202');
+    expect(r.resolve('diablo', partition)).toBe('diablo/difficulty=torment/hardcore=false/version=v202');
+    const narrower = parseConfig(`
+factories:
+  - name: diablo
+    partitioning:
+      difficulty: [normal, hard]
+      hardcore: [false, true]
+      version: [v201, v202]
+    cooperative: { maxPlayers: 4 }
+`);
+    r.replaceTemplates(narrower.templates);
+    expect(() => r.resolve('diablo', partition)).toThrow(/"torment" \(string\) is not a value of template "diablo"/);
+    expect(() => r.resolve('duel', attrs({ version: s('v201') }))).toThrow(/template: "duel" is not in the configuration/);
+  });
+});
