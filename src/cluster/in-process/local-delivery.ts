@@ -1,3 +1,4 @@
+import { RecentIds } from '../../collections/recent-ids.js';
 import type { Delivery, OrderDelivery, OrderSink } from '../ports.js';
 
 /** Order ids remembered per server to drop a repeated delivery; older ones are forgotten. */
@@ -5,8 +6,8 @@ const REMEMBERED_ORDER_IDS = 4096;
 
 interface Attached {
   readonly sink: OrderSink;
-  /** Insertion-ordered, so the oldest id is dropped first. */
-  readonly delivered: Set<string>;
+  /** The oldest id is dropped first. */
+  readonly delivered: RecentIds;
 }
 
 /** Every game server's stream is on this node: delivery is a direct call. */
@@ -16,7 +17,7 @@ export class LocalDelivery implements OrderDelivery {
   attach(serverId: string, sink: OrderSink): void {
     const previous = this.streams.get(serverId);
     // A reconnect keeps the ids already delivered: an order is not sent twice to the same server.
-    this.streams.set(serverId, { sink, delivered: previous?.delivered ?? new Set() });
+    this.streams.set(serverId, { sink, delivered: previous?.delivered ?? new RecentIds(REMEMBERED_ORDER_IDS) });
   }
 
   detach(serverId: string, sink: OrderSink): void {
@@ -28,9 +29,6 @@ export class LocalDelivery implements OrderDelivery {
     if (!attached) return 'unreachable';
     if (attached.delivered.has(orderId)) return 'duplicate';
     attached.delivered.add(orderId);
-    if (attached.delivered.size > REMEMBERED_ORDER_IDS) {
-      attached.delivered.delete(attached.delivered.values().next().value!);
-    }
     attached.sink.send(order);
     return 'delivered';
   }
