@@ -9,6 +9,7 @@ import { LIMITS } from '../../attributes/limits.js';
 import type {
   Assignment,
   FindRequest,
+  Player,
   MatchQualityFigures,
   ServerCapacity,
   ServerEvent,
@@ -169,19 +170,22 @@ export function decodeFindRequest(wire: FindGameRequest, caller?: Principal): Fi
   if (wire.party.length > LIMITS.maxPartySize) {
     throw invalidArgument('party', `${wire.party.length} players; at most ${LIMITS.maxPartySize}`);
   }
-  const seen = new Map<string, number>();
-  const party = wire.party.map((p, i) => {
-    checkId(`party[${i}].player_id`, p.playerId);
-    const earlier = seen.get(p.playerId);
-    if (earlier !== undefined) throw invalidArgument(`party[${i}].player_id`, `"${p.playerId}" is also party[${earlier}]`);
-    seen.set(p.playerId, i);
+  // Field names are built only for an error: a ticket is decoded thousands of times a second.
+  const party = new Array<Player>(wire.party.length);
+  for (let i = 0; i < wire.party.length; i++) {
+    const p = wire.party[i]!;
+    if (p.playerId.length === 0 || p.playerId.length > LIMITS.maxIdLength) checkId(`party[${i}].player_id`, p.playerId);
+    // Parties are at most maxPartySize: a pairwise check, no Map a request.
+    for (let j = 0; j < i; j++) {
+      if (party[j]!.playerId === p.playerId) throw invalidArgument(`party[${i}].player_id`, `"${p.playerId}" is also party[${j}]`);
+    }
     if (p.score !== undefined && !Number.isFinite(p.score)) {
       throw invalidArgument(`party[${i}].score`, 'must be a finite number');
     }
-    return { playerId: p.playerId, score: p.score };
-  });
-  const latencies = Object.entries(wire.latenciesMs);
-  checkList('latencies_ms', latencies.map(([region]) => region));
+    party[i] = { playerId: p.playerId, score: p.score };
+  }
+  const latencies = hasKeys(wire.latenciesMs) ? Object.entries(wire.latenciesMs) : NO_ENTRIES;
+  if (latencies.length > 0) checkList('latencies_ms', latencies.map(([region]) => region));
   checkLength('template', wire.template.length, LIMITS.maxKeyLength);
   // Written out with every field present, so all requests share one hidden class (a waiting
   // ticket keeps its request); the template's bounds (playerLimits) are checked by its factory.
@@ -201,6 +205,13 @@ export function decodeFindRequest(wire: FindGameRequest, caller?: Principal): Fi
     softAttributes: wire.softAttributes !== undefined && Object.keys(wire.softAttributes.values).length > 0 ? decodeSoftAttributes(wire.softAttributes.values) : undefined,
     caller,
   };
+}
+
+const NO_ENTRIES: readonly [string, number][] = Object.freeze([]) as readonly [string, number][];
+
+function hasKeys(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 /** Degrees on the globe; NaN and out-of-range values would poison every distance the locality prior computes. */
