@@ -19,6 +19,9 @@ export function factoryName(template: FactoryTemplate, partition: AttributeSet):
   return [template.name, ...template.axes.map((a) => `${a.key}=${displayValue(partition.get(a.key)!)}`)].join('/');
 }
 
+/** Axis value -> the next axis' trie, or the factory's name after the last axis. */
+type NameTrie = Map<ValueKey, NameTrie | string>;
+
 interface LiveFactory<T> {
   identity: FactoryIdentity;
   readonly servers: Set<string>;
@@ -31,11 +34,12 @@ export class FactoryRegistry<T> {
   private readonly allowed = new Map<string, Map<string, Set<ValueKey>>>();
   private readonly live = new Map<string, LiveFactory<T>>();
   /**
-   * Factory names already resolved, by partition set and template name: the transport hands every
-   * request with the same partition the same set object, and building the name (a list, a display
-   * string per axis, a join) was ~0.7 KB of garbage a ticket. Weak: a set no request holds goes.
+   * Factory names already resolved, per template: a trie of the partition's values in axis order
+   * (value keys, already strings), ending at the name. Building the name for every find (a list,
+   * a display string per axis, a join) was ~0.7 KB of garbage a ticket. Only partitions that
+   * passed the checks are added, so the trie holds at most the template's factories.
    */
-  private resolved = new WeakMap<AttributeSet, Map<string, string>>();
+  private resolved = new Map<string, NameTrie>();
 
   constructor(
     templates: readonly FactoryTemplate[],
@@ -64,7 +68,7 @@ export class FactoryRegistry<T> {
   }
 
   private setTemplates(templates: readonly FactoryTemplate[]): void {
-    this.resolved = new WeakMap();
+    this.resolved = new Map();
     this.templates.clear();
     this.allowed.clear();
     for (const t of templates) {
@@ -182,17 +186,34 @@ export class FactoryRegistry<T> {
 
   /** The name of the factory a request selects, whether or not it is live; throws as select does. */
   resolve(templateName: string, partition: AttributeSet): string {
-    const known = this.resolved.get(partition)?.get(templateName);
-    if (known !== undefined) return known;
-    const name = this.resolveInFull(templateName, partition);
-    let byTemplate = this.resolved.get(partition);
-    if (byTemplate === undefined) this.resolved.set(partition, (byTemplate = new Map()));
-    byTemplate.set(templateName, name);
+    const template = this.resolveTemplate(templateName);
+    // Every axis is required and keys are unique: as many keys as axes, all found, means no other key.
+    if (partition.size === template.axes.length) {
+      let node: NameTrie | string | undefined = this.resolved.get(template.name);
+      for (let i = 0; i < template.axes.length && node instanceof Map; i++) {
+        const value = partition.get(template.axes[i]!.key);
+        node = value === undefined ? undefined : node.get(value);
+      }
+      if (typeof node === 'string') return node;
+    }
+    const name = this.resolveInFull(template, partition);
+    let node = this.resolved.get(template.name);
+    if (node === undefined) this.resolved.set(template.name, (node = new Map()));
+    const last = template.axes.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const value = partition.get(template.axes[i]!.key)!;
+      if (i === last) {
+        node.set(value, name);
+        break;
+      }
+      let next = node.get(value);
+      if (!(next instanceof Map)) node.set(value, (next = new Map()));
+      node = next;
+    }
     return name;
   }
 
-  private resolveInFull(templateName: string, partition: AttributeSet): string {
-    const template = this.resolveTemplate(templateName);
+  private resolveInFull(template: FactoryTemplate, partition: AttributeSet): string {
     const allowed = this.allowed.get(template.name)!;
     for (const key of partition.keys()) {
       if (!allowed.has(key)) {

@@ -122,12 +122,18 @@ describe('factory instantiation', () => {
   });
 });
 
-describe('factory selection, remembered per partition set', () => {
-  it('resolves the same set object to the same name again, and a reload forgets what it resolved', () => {
+describe('factory selection, remembered per partition', () => {
+  it('resolves the same partition to the same name again, and a reload forgets what it resolved', () => {
     const { r } = registry();
     const partition = attrs({ difficulty: s('torment'), hardcore: b(false), version: s('v202') });
     expect(r.resolve('diablo', partition)).toBe('diablo/difficulty=torment/hardcore=false/version=v202');
-    expect(r.resolve('diablo', partition)).toBe('diablo/difficulty=torment/hardcore=false/version=v202');
+    expect(r.resolve('diablo', new Map(partition))).toBe('diablo/difficulty=torment/hardcore=false/version=v202');
+    expect(r.resolve('diablo', attrs({ difficulty: s('hard'), hardcore: b(false), version: s('v202') }))).toBe('diablo/difficulty=hard/hardcore=false/version=v202');
+    // A known partition plus a key that is no axis, or minus one, is still refused.
+    expect(() => r.resolve('diablo', new Map([...partition, ['mode', s('x')]]))).toThrow(/partition_attributes\[mode\]: not an axis/);
+    expect(() => r.resolve('diablo', attrs({ difficulty: s('torment'), hardcore: b(false) }))).toThrow(/partition_attributes\[version\]: required/);
+    expect(r.resolve('duel', attrs({ version: s('v201') }))).toBe('duel/version=v201');
+    expect(r.resolve('duel', attrs({ version: s('v201') }))).toBe('duel/version=v201');
     const narrower = parseConfig(`
 factories:
   - name: diablo
