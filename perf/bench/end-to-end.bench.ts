@@ -5,6 +5,16 @@
  * Issue 15 targets: FindGames tickets/s >= 0.5x the bidi echo's msgs/s; FindGame >= 0.6x the unary
  * echo's calls/s; >= 10 million 4-player cooperative games per hour; coordinator RSS after 100k
  * tickets < 250 MB; CPU µs per ticket beside the echo server's per message.
+ *
+ * What the ratios compare (perf/PROFILE.md, 2026-11-25): the echo answers a 64-byte message with
+ * itself and does nothing else. A FindGame ticket is a 107-byte request answered by a ~160-byte
+ * assignment, and on the server's side of the load generator it also costs a quarter of a
+ * CreateGame and its GameCreated, a PlayerJoined report and a quarter of a GameEnded (coalesced
+ * per tick on the game servers' streams), and two writes to LMDB (the ticket's record when its
+ * game is ordered, its removal when it is assigned). FindGame is a server-streaming call where the
+ * echo is unary. The load generator (player clients and 20 fake game servers) runs on the same
+ * cores as the coordinator, as the echo's client runs beside the echo server: its CPU per ticket
+ * is printed beside the echo client's, since on a machine of two cores it bounds both rates.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
