@@ -3,7 +3,8 @@
  * processes, every factory's shard owned by one of them, keys tagged by shard so they spread over
  * the masters. A server on node a hosts ten factories; players find through node b, so most finds
  * cross to a shard's owner and back. Every player is seated once, and QueryStats through either
- * node answers for the whole cluster (its owners are asked over the Cluster's pub/sub).
+ * node answers for the whole cluster (its owners are asked over the Cluster's pub/sub), and so
+ * does either node's operator page.
  */
 import { wireAttributes } from '@gamefactory/protocol';
 import { status, type ServiceError } from '@grpc/grpc-js';
@@ -95,6 +96,17 @@ describe('sharded nodes on a 3-master Redis Cluster', () => {
         },
         10_000,
         'QueryStats of the template counts every factory, game and player',
+      );
+      // The operator page's Cluster section, from the boards every node publishes: both nodes, all ten factories.
+      const metrics = `http://127.0.0.1:${/"metrics":"127\.0\.0\.1:(\d+)"/.exec(node.log)![1]}`;
+      await until(
+        async () => {
+          const body = (await (await fetch(`${metrics}/api/overview?top=500`)).json()) as { cluster: { nodes: unknown[]; factories: { total: number; rows: { players: number }[] } } | null };
+          const players = body.cluster?.factories.rows.reduce((n, r) => n + r.players, 0);
+          return body.cluster?.nodes.length === 2 && body.cluster.factories.total === 10 && players === 40;
+        },
+        10_000,
+        "the page's Cluster section lists both nodes and every factory with its players",
       );
     }
   }, 90_000);
