@@ -91,6 +91,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           now: Date.now,
           timers: realTimers,
           ownServersInProcess: true,
+          onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
           build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
