@@ -12,7 +12,7 @@ import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import { AwaitingServers } from './awaiting-servers.js';
 import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
-import { checkOwner, ticketIdReused } from './restored-tickets.js';
+import { checkOwner, resumedElsewhere, ticketIdReused } from './restored-tickets.js';
 import { fingerprint, fingerprintHash, type AnsweredTicket, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 import type { PlacedRecord, TicketRecord } from './ticket-record.js';
@@ -334,7 +334,7 @@ export class TicketDesk {
     checkOwner(request.caller, ticket.owner, ticket.id, 'resume');
     const previous = this.book.listen(ticket.id, listener);
     if (previous && previous !== listener) {
-      this.ctx.out.fail(previous, ticket.id, new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
+      this.ctx.out.fail(previous, ticket.id, resumedElsewhere(ticket.id));
     }
     if (ticket.state.kind === 'placing') this.creations.reportPosition(ticket);
     else this.queuedAt(ticket, 0);

@@ -3,6 +3,7 @@ import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, ServerOrder, TicketListener } from '../../coordinator/messages.js';
 import type { Log, Timers } from '../../coordinator/ports.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import { checkTakeOver, resumedElsewhere } from '../../coordinator/tickets/restored-tickets.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { GatewayStore } from './gateway-store.js';
@@ -92,6 +93,12 @@ export class RelayGateway implements CoordinatorCommands {
 
   find(request: FindRequest, listener: TicketListener): void {
     this.ready();
+    const held = this.waiting.get(request.ticketId);
+    if (held && held.listener !== listener) {
+      // Answers go to the call that holds the ticket: a different request never takes it over.
+      checkTakeOver(request, held.request);
+      held.listener.fail(resumedElsewhere(request.ticketId), request.ticketId);
+    }
     this.waiting.set(request.ticketId, { request, listener });
     this.forwardFind(request, listener);
   }
