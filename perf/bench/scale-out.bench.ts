@@ -8,9 +8,11 @@
  * node's CPU seconds (what the cluster does when each node has a core of its own), and the same
  * for the busiest Redis process. An embedded node (no Redis) under the same load is the baseline.
  *
- * The nodes' mode is a flag: SCALE_OUT_MODE=relay (today: one matcher owner, the others relay) or
- * SCALE_OUT_MODE=sharded (shards of factories over the nodes; the nodes get
- * GAMEFACTORY_CLUSTER_MODE=sharded; each node's share is its gamefactory_find_game_total{outcome="assigned"}).
+ * The nodes' mode is a flag: sharded by default, the product's scale-out mode (shards of factories
+ * over the nodes; the nodes get GAMEFACTORY_CLUSTER_MODE=sharded; each node's share is its
+ * gamefactory_find_game_total{outcome="assigned"}), or SCALE_OUT_MODE=relay (one matcher owner,
+ * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
+ * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node.
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -18,9 +20,9 @@ import type { LoadOutcome } from './scale-out-load.js';
 import { BenchNode, redisCpuSeconds, runLoadProcess } from './scale-out-nodes.js';
 
 type Mode = 'relay' | 'sharded';
-const MODE: Mode = process.env.SCALE_OUT_MODE === 'sharded' ? 'sharded' : 'relay';
+const MODE: Mode = process.env.SCALE_OUT_MODE === 'relay' ? 'relay' : 'sharded';
 const MODE_ENV: Record<Mode, Record<string, string>> = { relay: {}, sharded: { GAMEFACTORY_CLUSTER_MODE: 'sharded' } };
-const NODE_COUNTS = [1, 2, 4];
+const NODE_COUNTS = [...new Set([1, ...(process.env.SCALE_OUT_NODES ?? '1,2,4').split(',').map(Number)])].sort((a, b) => a - b);
 const PARTITIONS = ['normal', 'hard', 'expert', 'master'].flatMap((difficulty) => [false, true].map((hardcore) => ({ difficulty, hardcore, version: 'v201' })));
 
 interface Deployment {
@@ -174,8 +176,8 @@ const suite: BenchSuite = {
     // SCALE_OUT_TICKETS and SCALE_OUT_DEPLOYMENTS=one (one Redis only) shorten a run on a busy machine.
     const tickets = Number(process.env.SCALE_OUT_TICKETS ?? (quick ? 400 : 8000));
     const rows: BenchRow[] = [];
-    const baseline = await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded'));
-    rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
+    const baseline = process.env.SCALE_OUT_BASELINE === 'no' ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded'));
+    if (baseline) rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
     for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
       const group = `scale-out (${MODE}) on ${deployment.name}`;
       const capacity = new Map<number, Measured>();
@@ -193,7 +195,7 @@ const suite: BenchSuite = {
       for (const count of NODE_COUNTS.slice(1)) {
         rows.push({ group, subject: 'cluster', n: count, metric: `projected capacity ÷ 1 node's (goal at 4 nodes: ≥ 3.5)`, value: capacity.get(count)!.ticketsPerBusiestCpu / one.ticketsPerBusiestCpu, higherIsBetter: true });
       }
-      rows.push({ group, subject: 'cluster', n: 1, metric: "1-node cluster's tickets per CPU s ÷ the embedded node's (goal ≥ 0.5)", value: one.ticketsPerCpu / baseline.ticketsPerCpu, higherIsBetter: true });
+      if (baseline) rows.push({ group, subject: 'cluster', n: 1, metric: "1-node cluster's tickets per CPU s ÷ the embedded node's (goal ≥ 0.5)", value: one.ticketsPerCpu / baseline.ticketsPerCpu, higherIsBetter: true });
     }
     return rows;
   },
