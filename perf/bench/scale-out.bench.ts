@@ -12,7 +12,8 @@
  * over the nodes; the nodes get GAMEFACTORY_CLUSTER_MODE=sharded; each node's share is its
  * gamefactory_find_game_total{outcome="assigned"}), or SCALE_OUT_MODE=relay (one matcher owner,
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
- * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node.
+ * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
+ * node's warm-up in tickets before the measured load (4,000).
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -107,9 +108,13 @@ interface Measured {
   readonly ticketsPerCpu: number;
 }
 
-async function measure(group: string, nodes: readonly BenchNode[], redisPorts: readonly number[], tickets: number, label: string): Promise<Measured> {
+async function measure(group: string, nodes: readonly BenchNode[], redisPorts: readonly number[], tickets: number, label: string, warmPerNode: number): Promise<Measured> {
   // With SCALE_OUT_SETTLE=no the shards still move during the warm-up: its losses are counted too.
-  const warm = await load(nodes, `${label}-warm`, Math.min(400 * nodes.length, Math.ceil(tickets / 5)));
+  // The same warm-up per node whatever the cluster's size (SCALE_OUT_WARMUP, default 4,000): a
+  // node's first few thousand tickets cost about twice what later ones do (JIT, heap growth), so
+  // a warm-up shared by the nodes (it was 400 each) measured a 4-node cluster's nodes colder than
+  // the lone node, which then amortised its start over four times their tickets.
+  const warm = await load(nodes, `${label}-warm`, warmPerNode * nodes.length);
   const warmLost = warm.reduce((n, o) => n + o.sent - o.assigned, 0);
   const cpu0 = nodes.map((n) => n.cpuSeconds());
   const redis0 = await redisCpuSeconds(redisPorts);
@@ -154,6 +159,8 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
     ...nodes.flatMap((_, i) => [
       row(`node ${i}`, 'share of tickets its matchers handled (%)', matchedAll === 0 ? 0 : (100 * matched[i]!) / matchedAll, false),
       row(`node ${i}`, 'CPU s', cpu[i]!, false),
+      // Game servers connect to one node: the node of the servers hosting most games carries their events and orders.
+      row(`node ${i}`, "share of seats on its game servers (%)", (100 * outcomes[i]!.seated.length) / Math.max(1, outcomes.reduce((n, o) => n + o.seated.length, 0)), false),
     ]),
   ];
   return { rows, ticketsPerBusiestCpu: assigned / busiest, ticketsPerCpu: assigned / cpu.reduce((a, b) => a + b, 0) };
@@ -175,8 +182,9 @@ const suite: BenchSuite = {
   async run({ quick }: BenchOptions): Promise<BenchRow[]> {
     // SCALE_OUT_TICKETS and SCALE_OUT_DEPLOYMENTS=one (one Redis only) shorten a run on a busy machine.
     const tickets = Number(process.env.SCALE_OUT_TICKETS ?? (quick ? 400 : 8000));
+    const warmPerNode = Number(process.env.SCALE_OUT_WARMUP ?? (quick ? 100 : 4000));
     const rows: BenchRow[] = [];
-    const baseline = process.env.SCALE_OUT_BASELINE === 'no' ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded'));
+    const baseline = process.env.SCALE_OUT_BASELINE === 'no' ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded', warmPerNode));
     if (baseline) rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
     for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
       const group = `scale-out (${MODE}) on ${deployment.name}`;
@@ -184,7 +192,7 @@ const suite: BenchSuite = {
       for (const count of NODE_COUNTS) {
         const redis = await deployment.start();
         try {
-          const measured = await withNodes(count, redis.url, (nodes) => measure(group, nodes, redis.ports, tickets, `${MODE}-${redis.ports[0]}-${count}`));
+          const measured = await withNodes(count, redis.url, (nodes) => measure(group, nodes, redis.ports, tickets, `${MODE}-${redis.ports[0]}-${count}`, warmPerNode));
           capacity.set(count, measured);
           rows.push(...measured.rows);
         } finally {
