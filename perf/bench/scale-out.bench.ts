@@ -13,7 +13,8 @@
  * gamefactory_find_game_total{outcome="assigned"}), or SCALE_OUT_MODE=relay (one matcher owner,
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
  * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
- * node's warm-up in tickets before the measured load (4,000).
+ * node's warm-up in tickets before the measured load (4,000); SCALE_OUT_CONCURRENCY the tickets
+ * each load process keeps in flight (256).
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -93,7 +94,7 @@ function load(nodes: readonly BenchNode[], label: string, tickets: number): Prom
         tickets: Math.ceil(tickets / nodes.length),
         servers: 2,
         playersPerGame: 4,
-        concurrency: 256,
+        concurrency: Number(process.env.SCALE_OUT_CONCURRENCY ?? 256),
         template: 'diablo',
         partitions: PARTITIONS,
         timeoutMs: 60_000,
