@@ -51,8 +51,8 @@ export class GameCreations {
   // ---------------------------------------------------------------- servers
 
   /** A server said hello; creations kept in flight across a replaced connection hold their slots. */
-  serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now(), this.inFlightCount(serverId));
+  serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number, sameNode = false): void {
+    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now(), this.inFlightCount(serverId), sameNode);
     this.drain();
   }
 

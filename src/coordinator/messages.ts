@@ -25,6 +25,12 @@ export interface ServerHello {
    * wait for the late answer instead of being ordered a second game.
    */
   readonly pendingCreations?: readonly string[];
+  /**
+   * Set by a sharded node's seat, never from the wire: the server's stream is on the node that runs
+   * this core, so its orders and events need no relay. Placement prefers such servers (policy order
+   * within each group), which also spreads servers' traffic over the nodes with their shards.
+   */
+  readonly sameNode?: boolean;
 }
 
 export interface RunningGame {

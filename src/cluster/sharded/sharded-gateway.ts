@@ -82,6 +82,12 @@ export class ShardedGateway implements CoordinatorCommands {
   private readonly servers = new Map<string, Connection>();
   /** Each shard's demand as the grant loop last read it: a hello's slots follow it too. */
   private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
+  /**
+   * Each factory's shard, once hashed (a SHA-256 each): asked for every find, every server event
+   * and every view of the node. Factories are the config's (a find's partition is checked before),
+   * so this holds at most every factory the config makes.
+   */
+  private readonly shardOfName = new Map<string, number>();
 
   constructor(
     /** One gateway per shard, index = shard. */
@@ -99,7 +105,9 @@ export class ShardedGateway implements CoordinatorCommands {
   }
 
   shardOf(factory: string): number {
-    return shardOfFactory(factory, this.shards.length);
+    let shard = this.shardOfName.get(factory);
+    if (shard === undefined) this.shardOfName.set(factory, (shard = shardOfFactory(factory, this.shards.length)));
+    return shard;
   }
 
   find(request: FindRequest, listener: TicketListener): void {

@@ -597,7 +597,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
     channel.announcedAt = id;
     this.channels.set(hello.serverId, channel);
     try {
-      core.connectServer(hello, channel);
+      // A server this node holds in process is placed on first: its orders and events skip the relay.
+      core.connectServer(local ? { ...hello, sameNode: true } : hello, channel);
     } catch (error) {
       this.channels.delete(hello.serverId);
       channel.close(error as MatchmakingError);
