@@ -69,9 +69,11 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
   const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
   const configPath = join(dir, 'factories.yaml');
   writeFileSync(configPath, WAITING_CONFIG);
+  let metricsPort: string | undefined;
   const coordinator = await startServerChild(
     [...entry, 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
     (line) => {
+      metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
       return match ? Number(match[1]) : undefined;
     },
@@ -88,12 +90,23 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     await settle(1000);
     const idleRssBytes = coordinator.rssBytes();
     const status = () => readFileSync(`/proc/${coordinator.pid}/status`, 'utf8').split('\n').filter((l) => /^Rss/.test(l)).join(', ').replace(/\s+/g, ' ');
-    const log = (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: ${status()}`);
-    log('idle');
+    // With BENCH_VERBOSE, V8's spaces beside /proc's split: committed (used) MB of the young generation, the old space and large objects.
+    const spaces = async () => {
+      if (!metricsPort) return '';
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const mb = (metric: string, space: string) => Math.round(Number(new RegExp(`^${metric}\\{space="${space}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 1e6);
+      return ['new', 'old', 'large_object'].map((space) => `${space} ${mb('nodejs_heap_space_size_total_bytes', space)} (${mb('nodejs_heap_space_size_used_bytes', space)})`).join(', ');
+    };
+    const log = async (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: ${status()}; heap MB ${await spaces()}`);
+    await log('idle');
     const waiting = shape === 'stream' ? await waitOverOneStream(address, 'bench', tickets) : await waitOnOwnStreams(address, 'bench', tickets);
     await settle(2000);
     const rssBytes = coordinator.rssBytes();
-    log(`${tickets} waiting`);
+    await log(`${tickets} waiting`);
+    for (let s = 1, watch = Number(process.env.BENCH_WATCH_S ?? 0); s <= watch; s++) {
+      await settle(1000);
+      await log(`+${s} s`);
+    }
     if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
     waiting.close();
     return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets };
