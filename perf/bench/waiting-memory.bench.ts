@@ -26,6 +26,8 @@ export interface WaitingMemory {
   readonly idleRssBytes: number;
   readonly rssBytes: number;
   readonly bytesPerTicket: number;
+  /** The coordinator's CPU from before the first ticket until RSS is read, per ticket (GC included): what a heap setting costs. */
+  readonly cpuMicrosPerTicket?: number;
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -99,9 +101,11 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     };
     const log = async (what: string) => process.env.BENCH_VERBOSE && console.error(`${new Date().toISOString()} ${what}: ${status()}; heap MB ${await spaces()}`);
     await log('idle');
+    const cpuBefore = coordinator.cpuMicros();
     const waiting = shape === 'stream' ? await waitOverOneStream(address, 'bench', tickets) : await waitOnOwnStreams(address, 'bench', tickets);
     await settle(2000);
     const rssBytes = coordinator.rssBytes();
+    const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / tickets;
     await log(`${tickets} waiting`);
     for (let s = 1, watch = Number(process.env.BENCH_WATCH_S ?? 0); s <= watch; s++) {
       await settle(1000);
@@ -109,7 +113,7 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     }
     if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
     waiting.close();
-    return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets };
+    return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets, cpuMicrosPerTicket };
   } finally {
     server.close();
     await coordinator.stop();
@@ -150,6 +154,6 @@ export default suite;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [n = '100000', shape = 'stream', heap = String(MAX_OLD_SPACE_MB)] = process.argv.slice(2);
   const m = await measureWaiting(Number(n), shape as Shape, Number(heap));
-  console.log(JSON.stringify({ shape, ...m, bytesPerTicket: Math.round(m.bytesPerTicket) }));
+  console.log(JSON.stringify({ shape, ...m, bytesPerTicket: Math.round(m.bytesPerTicket), cpuMicrosPerTicket: m.cpuMicrosPerTicket && Math.round(m.cpuMicrosPerTicket * 10) / 10 }));
   process.exit(0);
 }
