@@ -104,17 +104,15 @@ export class TicketDesk {
     const now = this.ctx.now();
     this.creations.recordDemand(name);
     const createdAt = restored?.record.createdAt ?? now;
-    const playerIds = request.party.map((p) => p.playerId);
     const ticket = this.book.open(
       {
         id: request.ticketId,
         request,
         // The factory's own copy of its name: one string for all its tickets, not one each.
         factory: runtime?.identity.name ?? name,
-        playerIds,
         createdAt,
         arrival: restored ? restored.record.arrival : ++this.lastArrival,
-        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, playerIds),
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
       },
       runtime ? 'pooled' : 'parked',
       listener,
@@ -143,7 +141,6 @@ export class TicketDesk {
         id: record.request.ticketId,
         request: record.request,
         factory: this.registry.get(assignment.factory)?.identity.name ?? assignment.factory,
-        playerIds: record.request.party.map((p) => p.playerId),
         createdAt: record.createdAt,
         arrival: record.arrival,
         owner: record.owner,
@@ -171,7 +168,6 @@ export class TicketDesk {
         id: record.request.ticketId,
         request: record.request,
         factory: this.registry.get(name)?.identity.name ?? name,
-        playerIds: record.request.party.map((p) => p.playerId),
         createdAt: record.createdAt,
         arrival: record.arrival,
         owner: record.owner,
