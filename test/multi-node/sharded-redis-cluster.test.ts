@@ -46,8 +46,10 @@ describe('sharded nodes on a 3-master Redis Cluster', () => {
   it('finds through one node seat every player once in games the other node places; QueryStats through either node counts them all', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const url = `redis-cluster://${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-    const a = await NodeProcess.start(url, { GAMEFACTORY_CLUSTER_MODE: 'sharded' });
+    // Node a as a newcomer starts one (`--redis` alone: sharded is the default), b saying so.
+    const a = await NodeProcess.start(url, { GAMEFACTORY_CLUSTER_MODE: undefined });
     nodes.push(a);
+    await a.waitFor(/joined the sharded cluster/, 10_000);
     await until(() => ownedShards(a.log).size === 64, 20_000, 'a takes every shard');
     const b = await NodeProcess.start(url, { GAMEFACTORY_CLUSTER_MODE: 'sharded' });
     nodes.push(b);
