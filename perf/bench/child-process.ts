@@ -45,6 +45,8 @@ export async function startServerChild(args: readonly string[], portOf: (line: s
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
+      // BENCH_ECHO_STDOUT=1: the child's stdout on ours (e.g. `--trace-gc` in BENCH_COORDINATOR_NODE_ARGS).
+      if (process.env.BENCH_ECHO_STDOUT) process.stderr.write(`${line}\n`);
       const found = portOf(line);
       if (found !== undefined) resolve(found);
     });

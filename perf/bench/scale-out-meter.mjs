@@ -4,7 +4,7 @@
  * connection sends in one tick travel and return together: one trip), and writes both to
  * GF_REDIS_METER_FILE every 200 ms. Plain JavaScript, so it loads before tsx.
  */
-import { writeFileSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 
@@ -26,7 +26,16 @@ if (file && isMainThread) {
     }
     return send.apply(this, args);
   };
-  const flush = () => writeFileSync(file, JSON.stringify(counts));
+  // One descriptor, overwritten in place (padded to a fixed width) and only when the counts
+  // moved: an open, truncate and close five times a second showed in the node's own CPU profile.
+  const fd = openSync(file, 'w');
+  let written = '';
+  const flush = () => {
+    const text = JSON.stringify(counts);
+    if (text === written) return;
+    written = text;
+    writeSync(fd, text.padEnd(96), 0, 'utf8');
+  };
   flush();
   setInterval(flush, 200).unref();
 }

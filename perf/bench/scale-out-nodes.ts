@@ -41,7 +41,10 @@ export class BenchNode {
   /** `redisUrl` undefined: the embedded coordinator (LMDB), the baseline. `env`: the mode flag of the nodes. */
   static async start(redisUrl: string | undefined, env: Record<string, string>): Promise<BenchNode> {
     const dir = mkdtempSync(join(tmpdir(), 'gf-scale-out-'));
-    const args = ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data', join(dir, 'data'), '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'];
+    // SCALE_OUT_CPU_PROF=<dir>: each node writes a V8 CPU profile there when stopped (perf/profile/summarize-cpuprofile.ts).
+    const profileDir = process.env.SCALE_OUT_CPU_PROF;
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const args = [...profile, '--import', 'tsx', 'src/cli/main.ts', 'start', '--data', join(dir, 'data'), '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'];
     if (redisUrl) args.push('--redis', redisUrl);
     const nodeOptions = [process.env.NODE_OPTIONS, `--import=${METER}`].filter(Boolean).join(' ');
     const child = spawn(process.execPath, args, {
@@ -93,7 +96,17 @@ export class BenchNode {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      if (process.env.SCALE_OUT_CPU_PROF) {
+        // A profile is written only when the process exits by itself: a second SIGTERM exits at once.
+        this.child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 100));
+        this.child.kill('SIGTERM');
+        const killer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+        await this.exited;
+        clearTimeout(killer);
+      } else this.child.kill('SIGKILL');
+    }
     await this.exited;
     rmSync(this.dir, { recursive: true, force: true });
   }

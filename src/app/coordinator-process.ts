@@ -53,7 +53,7 @@ export interface ProcessOptions {
   readonly onDrained?: () => void;
   /** `--redis`: join the cluster sharing this Redis (src/redis/relay); absent, one process on LMDB. */
   readonly redis?: string;
-  /** With `redis`: one matcher owner relaying for all (default), or shards of factories owned across the nodes. */
+  /** With `redis`: shards of factories owned across the nodes (default), or one matcher owner the others relay to. */
   readonly clusterMode?: 'relay' | 'sharded';
   /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
   readonly record?: string;
@@ -153,7 +153,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const restored = options.redis ? [] : store.tickets.loadAll();
   const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
   const node = options.redis
-    ? await (options.clusterMode === 'sharded' ? startShardedNode : startRedisNode)({
+    ? await (options.clusterMode === 'relay' ? startRedisNode : startShardedNode)({
         url: options.redis,
         config: options.config,
         log: options.log,

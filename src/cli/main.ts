@@ -25,10 +25,10 @@ program
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
   .addOption(new Option('--redis <url>', 'join a cluster of nodes sharing this Redis: redis://host:port or redis-cluster://host:port,...').env('GAMEFACTORY_REDIS'))
   .addOption(
-    new Option('--cluster-mode <mode>', 'with --redis: relay (one matcher owner) or sharded (every node owns its share of the shards of factories; experimental)')
+    new Option('--cluster-mode <mode>', 'with --redis: sharded (every node owns its share of the shards of factories) or relay (one node runs every matcher, the others relay to it)')
       .env('GAMEFACTORY_CLUSTER_MODE')
-      .choices(['relay', 'sharded'])
-      .default('relay'),
+      .choices(['sharded', 'relay'])
+      .default('sharded'),
   )
   .addOption(
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),

@@ -346,8 +346,8 @@ export class CoordinatorCore {
 
   /** A refused find gives back the players the edge claimed for it (not those of a live ticket with its id). */
   private releaseClaim(request: FindRequest): void {
-    const live = this.book.get(request.ticketId);
-    const playerIds = request.party.map((p) => p.playerId).filter((p) => !live?.playerIds.includes(p));
+    const held = this.book.get(request.ticketId)?.playerIds;
+    const playerIds = request.party.map((p) => p.playerId).filter((p) => !held?.includes(p));
     if (playerIds.length > 0) this.out.push({ kind: 'release', ticketId: request.ticketId, playerIds });
   }
 

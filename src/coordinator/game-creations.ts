@@ -51,8 +51,8 @@ export class GameCreations {
   // ---------------------------------------------------------------- servers
 
   /** A server said hello; creations kept in flight across a replaced connection hold their slots. */
-  serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number): void {
-    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now(), this.inFlightCount(serverId));
+  serverConnected(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number, sameNode = false): void {
+    this.placement.addServer(serverId, factories, capacity, runningGames, this.ctx.now(), this.inFlightCount(serverId), sameNode);
     this.drain();
   }
 
@@ -295,18 +295,19 @@ export class GameCreations {
   rideAlong(ticket: Ticket, rideKey: string): boolean {
     const candidates = this.rideable.get(rideKeyOf(ticket.factory, rideKey));
     if (!candidates) return false;
+    const playerIds = ticket.playerIds; // built on each read (the book keeps the party only)
     for (const requestId of candidates) {
       const creation = this.creations.get(requestId)!;
-      if (creation.capacity - creation.seats.length < ticket.playerIds.length) continue;
+      if (creation.capacity - creation.seats.length < playerIds.length) continue;
       // A party that left a creation in flight keeps its seats (the server was told of them, and a
       // creation taken back keeps them too); the same player back under a new ticket takes another
       // creation, never a second seat in this one.
-      if (seatsAny(creation, ticket.playerIds)) continue;
+      if (seatsAny(creation, playerIds)) continue;
       // Copied into exact-size lists, not pushed (nor spread, which pushes): a push grows a list of
       // 1 to room for 19 (V8's growth step), ~140 B a list, and a creation waits with its lists as
       // long as its tickets do. O(seats), bounded by the game's capacity.
       creation.ticketIds = creation.ticketIds.concat(ticket.id);
-      creation.seats = withSeats(creation.seats, ticket);
+      creation.seats = withSeats(creation.seats, ticket.id, playerIds);
       this.book.place(ticket.id, requestId);
       this.markRideable(creation);
       if (creation.stage === 'queued') {
@@ -426,9 +427,9 @@ function seatsAny(creation: Creation, playerIds: readonly string[]): boolean {
 }
 
 /** The seats and the party's, in a list of exactly that size. */
-function withSeats(seats: Creation['seats'], ticket: Ticket): Creation['seats'] {
-  const next = new Array<Creation['seats'][number]>(seats.length + ticket.playerIds.length);
+function withSeats(seats: Creation['seats'], ticketId: string, playerIds: readonly string[]): Creation['seats'] {
+  const next = new Array<Creation['seats'][number]>(seats.length + playerIds.length);
   for (let i = 0; i < seats.length; i++) next[i] = seats[i]!;
-  for (let j = 0; j < ticket.playerIds.length; j++) next[seats.length + j] = { playerId: ticket.playerIds[j]!, team: 0, ticketId: ticket.id };
+  for (let j = 0; j < playerIds.length; j++) next[seats.length + j] = { playerId: playerIds[j]!, team: 0, ticketId };
   return next;
 }

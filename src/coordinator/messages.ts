@@ -19,11 +19,18 @@ export interface ServerHello {
   readonly capacity: ServerCapacity;
   readonly runningGames: readonly RunningGame[];
   /**
-   * CreateGame orders the server was sent and has not answered yet, by request id. A node that
-   * still holds the server says so when it announces it to a shard's new owner: the tickets of
-   * those orders wait for the late answer instead of being ordered a second game.
+   * CreateGame orders the server was sent and has not answered yet, by request id: listed by a
+   * server reconnecting in the middle of a creation (hello.pending_creations), and by a node that
+   * still holds the server when it announces it to a shard's new owner. The tickets of those orders
+   * wait for the late answer instead of being ordered a second game.
    */
   readonly pendingCreations?: readonly string[];
+  /**
+   * Set by a sharded node's seat, never from the wire: the server's stream is on the node that runs
+   * this core, so its orders and events need no relay. Placement prefers such servers (policy order
+   * within each group), which also spreads servers' traffic over the nodes with their shards.
+   */
+  readonly sameNode?: boolean;
 }
 
 export interface RunningGame {

@@ -29,8 +29,8 @@ export class Placement {
     this.ledger = new SlotLedger(policy);
   }
 
-  addServer(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number, now: number, inFlight = 0): void {
-    this.ledger.addServer(serverId, factories, capacity, runningGames, now, inFlight);
+  addServer(serverId: string, factories: readonly string[], capacity: ServerCapacity, runningGames: number, now: number, inFlight = 0, sameNode = false): void {
+    this.ledger.addServer(serverId, factories, capacity, runningGames, now, inFlight, sameNode);
   }
 
   /** A connected server serves more factories (made by a config reload). */

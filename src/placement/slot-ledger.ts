@@ -14,7 +14,9 @@ export interface ServerCapacity {
 /**
  * fill: fewest free slots first, so idle servers stay idle and can be shut down.
  * spread: most free slots first, so load is even and a crash loses fewer games.
- * Ties go to the smaller server id, so the choice is deterministic.
+ * Ties go to the smaller server id, so the choice is deterministic. On a sharded cluster, servers
+ * whose stream is on the core's own node (`sameNode`) come before the others, each group in the
+ * policy's order: their orders and events then skip the relay.
  */
 export type ServerPolicy = 'fill' | 'spread';
 
@@ -49,6 +51,7 @@ class HostedServer {
     public factories: readonly string[],
     public maxGames: number,
     public bucket: StartRateBucket,
+    readonly sameNode: boolean,
   ) {}
 }
 
@@ -72,9 +75,9 @@ class FactorySlots {
 }
 
 const fewestFreeFirst = (a: FactoryMembership, b: FactoryMembership): boolean =>
-  a.server.free < b.server.free || (a.server.free === b.server.free && a.server.id < b.server.id);
+  a.server.sameNode !== b.server.sameNode ? a.server.sameNode : a.server.free < b.server.free || (a.server.free === b.server.free && a.server.id < b.server.id);
 const mostFreeFirst = (a: FactoryMembership, b: FactoryMembership): boolean =>
-  a.server.free > b.server.free || (a.server.free === b.server.free && a.server.id < b.server.id);
+  a.server.sameNode !== b.server.sameNode ? a.server.sameNode : a.server.free > b.server.free || (a.server.free === b.server.free && a.server.id < b.server.id);
 const soonestTokenFirst = (a: FactoryMembership, b: FactoryMembership): boolean => {
   const ta = a.server.bucket.readyAt;
   const tb = b.server.bucket.readyAt;
@@ -122,6 +125,8 @@ export class SlotLedger {
     runningGames: number,
     now: number,
     inFlight = 0,
+    /** Its stream is on this core's node (a sharded cluster): preferred, see ServerPolicy. */
+    sameNode = false,
   ): void {
     checkCapacity(capacity);
     this.advance(now);
@@ -132,6 +137,7 @@ export class SlotLedger {
       hosted,
       capacity.maxGames,
       new StartRateBucket(capacity.maxStartsPerSecond, this.clock),
+      sameNode,
     );
     server.running = Math.max(0, runningGames);
     server.inFlight = Math.max(0, inFlight);

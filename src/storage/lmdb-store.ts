@@ -3,7 +3,7 @@ import { open, type RootDatabase } from 'lmdb';
 import type { PlayerRating } from '../ratings/rating-system.js';
 import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
-import { onStrayLmdbFailure, StoreHealth, withCommitCause } from './store-health.js';
+import { onStrayLmdbFailure, PROBE_HEADROOM_BYTES, StoreHealth, withCommitCause } from './store-health.js';
 
 export interface LmdbStoreOptions {
   /** Called for each ticket write that failed; the count is also on `tickets.failedWrites`. */
@@ -31,15 +31,11 @@ export class LmdbStore {
     readonly root: RootDatabase,
     options: LmdbStoreOptions,
   ) {
-    this.health = new StoreHealth(() => root.put('meta:probe', Date.now()), options.probeMs ?? DEFAULT_PROBE_MS, options.onHealthChange);
-    this.tickets = new LmdbTicketStore(
-      root,
-      (op, error, ticketId, kind) => {
-        if (kind === 'commit') this.health.failed(error);
-        options.onWriteFailed?.(op, error, ticketId, kind);
-      },
-      () => this.health.wrote(),
-    );
+    this.health = new StoreHealth(() => probeHeadroom(root), options.probeMs ?? DEFAULT_PROBE_MS, options.onHealthChange);
+    this.tickets = new LmdbTicketStore(root, (op, error, ticketId, kind) => {
+      if (kind === 'commit') this.health.failed(error);
+      options.onWriteFailed?.(op, error, ticketId, kind);
+    });
     // A commit failure LMDB raises where no caller can catch it: the store is failing, not the process.
     this.unguard = onStrayLmdbFailure((error) => withCommitCause(error, (cause) => this.health.failed(cause)));
   }
@@ -74,5 +70,20 @@ export class LmdbStore {
     this.unguard();
     this.tickets.markClosed();
     return this.root.close();
+  }
+}
+
+/**
+ * Lands when the disk has room for `PROBE_HEADROOM_BYTES` more: written, then given back, each in
+ * a transaction of its own, so a probe that fails takes no waiting ticket's write down with it
+ * (LMDB's asynchronous writes share one transaction per batch). Runs only while writes fail.
+ */
+function probeHeadroom(root: RootDatabase): Promise<void> {
+  try {
+    root.transactionSync(() => root.putSync('meta:probe', Buffer.alloc(PROBE_HEADROOM_BYTES)));
+    root.transactionSync(() => root.removeSync('meta:probe'));
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }

@@ -40,8 +40,6 @@ export class LmdbTicketStore implements TicketStore {
   constructor(
     root: RootDatabase,
     private readonly onWriteFailed: WriteFailureHandler = () => {},
-    /** A write reached the disk (the store can write again after a failure). */
-    private readonly onWriteSucceeded: () => void = () => {},
   ) {
     this.db = root.openDB<StoredTicket, string>({ name: 'tickets' });
   }
@@ -84,7 +82,6 @@ export class LmdbTicketStore implements TicketStore {
     pending.then(
       () => {
         if (this.batch === next) this.batch = undefined;
-        this.onWriteSucceeded();
       },
       (error: unknown) => {
         if (this.batch === next) this.batch = undefined;

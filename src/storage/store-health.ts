@@ -1,9 +1,14 @@
+/** Room a probe needs before the store takes new tickets again after a failed write. */
+export const PROBE_HEADROOM_BYTES = 64 * 1024;
+
 /**
  * Whether the LMDB environment can write now. A write that fails (a full disk: ENOSPC, EIO,
- * "Commit failed") marks it failing; while failing, a tiny probe write is tried every `probeMs`
- * and the first write that lands (a probe or anyone's) marks it writable again. The transport
- * asks `failing()` before it takes a new ticket, so a full disk refuses newcomers instead of
- * accepting tickets it cannot keep.
+ * "Commit failed") marks it failing; while failing, a probe is tried every `probeMs`, and only a
+ * probe that lands marks it writable again. The probe asks for headroom (`PROBE_HEADROOM_BYTES`),
+ * not for one more small write: near a full disk small commits land in pages a failed one gave
+ * back, so taking "a write landed" for "space returned" let new tickets in and out again every
+ * few milliseconds. The transport asks `failing()` before it takes a new ticket, so a full disk
+ * refuses newcomers instead of accepting tickets it cannot keep.
  */
 export class StoreHealth {
   private error: Error | undefined;
@@ -11,7 +16,7 @@ export class StoreHealth {
   private stopped = false;
 
   constructor(
-    /** Resolves when a small write commits, rejects when it cannot. */
+    /** Resolves when a write of the headroom commits, rejects when it cannot. */
     private readonly probe: () => Promise<unknown>,
     private readonly probeMs: number,
     private readonly onChange: (failing: Error | undefined) => void = () => {},
@@ -22,7 +27,7 @@ export class StoreHealth {
     return this.error;
   }
 
-  wrote(): void {
+  private recovered(): void {
     if (this.error === undefined) return;
     this.error = undefined;
     if (this.timer) clearInterval(this.timer);
@@ -37,7 +42,7 @@ export class StoreHealth {
     if (this.timer || this.stopped) return;
     this.timer = setInterval(() => {
       this.probe().then(
-        () => this.wrote(),
+        () => this.recovered(),
         () => {}, // still failing: the next probe tries again
       );
     }, this.probeMs);

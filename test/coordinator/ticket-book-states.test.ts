@@ -9,8 +9,18 @@ const listener: TicketListener = { update: () => {}, fail: () => {} };
 
 function open(book: TicketBook, id: string, arrival: number): void {
   const request = { ticketId: id, party: [{ playerId: `p-${id}`, score: undefined }] } as unknown as FindRequest;
-  book.open({ id, request, factory: 'coop', playerIds: [`p-${id}`], createdAt: 0, arrival, owner: undefined }, 'pooled', listener, false);
+  book.open({ id, request, factory: 'coop', createdAt: 0, arrival, owner: undefined }, 'pooled', listener, false);
 }
+
+describe('TicketBook tickets', () => {
+  it("read their players from the request's party, in party order, each read a list of its own", () => {
+    const book = new TicketBook(ctx);
+    const request = { ticketId: 't', party: [{ playerId: 'b', score: 3 }, { playerId: 'a', score: undefined }] } as unknown as FindRequest;
+    const ticket = book.open({ id: 't', request, factory: 'coop', createdAt: 0, arrival: 1, owner: undefined }, 'pooled', listener, false);
+    expect(ticket.playerIds).toEqual(['b', 'a']);
+    expect(book.get('t')!.playerIds).not.toBe(ticket.playerIds); // no list kept: the party is the record
+  });
+});
 
 describe('TicketBook placing states', () => {
   it('gives the tickets of one creation one state object, riders of several creations arriving interleaved', () => {

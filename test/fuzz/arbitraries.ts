@@ -130,6 +130,7 @@ export const hello = fc.record({
     }),
     { maxLength: 6 },
   ),
+  pendingCreations: fc.array(fc.oneof(id('r', 6), weirdString), { maxLength: 4 }),
 });
 
 const event = <C extends string, V>(c: C, value: fc.Arbitrary<V>) => fc.record({ event: fc.record({ $case: fc.constant(c), value }) });

@@ -47,7 +47,7 @@ describe.runIf(hasRedis || process.env.CI === 'true')('ratings in cluster mode',
     for (let i = 0; i < 2; i++) {
       const dataDir = mkdtempSync(join(tmpdir(), 'gf-cluster-ratings-'));
       dirs.push(dataDir);
-      nodes.push(await startCoordinatorProcess({ config: parseConfig(YAML), listen: '127.0.0.1:0', metricsListen: '127.0.0.1:0', dataDir, log: silentLog, redis: redis.url }));
+      nodes.push(await startCoordinatorProcess({ config: parseConfig(YAML), listen: '127.0.0.1:0', metricsListen: '127.0.0.1:0', dataDir, log: silentLog, redis: redis.url, clusterMode: 'relay' }));
     }
   }, 30_000);
   afterAll(async () => {

@@ -43,12 +43,16 @@ export class NodeProcess {
     return new MatchmakerClient(this.address, credentials.createInsecure());
   }
 
-  static async start(redisUrl: string, extraEnv: Record<string, string> = {}, program: readonly string[] = FROM_SOURCES): Promise<NodeProcess> {
+  /**
+   * A node in the relay mode unless `extraEnv` names another (GAMEFACTORY_CLUSTER_MODE): the tests
+   * of that mode name none. A variable given as undefined is left out (the command's default).
+   */
+  static async start(redisUrl: string, extraEnv: Record<string, string | undefined> = {}, program: readonly string[] = FROM_SOURCES): Promise<NodeProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gf-node-'));
     const child = spawn(
       process.execPath,
       [...program, 'start', '--redis', redisUrl, '--data', dataDir, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'],
-      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GAMEFACTORY_LOG_FORMAT: 'json', GAMEFACTORY_LOG_LEVEL: 'info', ...extraEnv } },
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], env: definedOnly({ ...process.env, GAMEFACTORY_LOG_FORMAT: 'json', GAMEFACTORY_LOG_LEVEL: 'info', GAMEFACTORY_CLUSTER_MODE: 'relay', ...extraEnv }) },
     );
     const node = new NodeProcess(child, dataDir);
     node.grpcPort = await node.waitFor(/"grpc":"127\.0\.0\.1:(\d+)"/, 30_000).then((m) => Number(m[1]));
@@ -87,4 +91,8 @@ export class NodeProcess {
     await this.exited;
     rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -22,7 +22,7 @@ const PARTITION = { difficulty: 'hard', hardcore: false, version: 'v201' };
 
 async function start(redis?: string): Promise<{ running: RunningCoordinator; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-owner-'));
-  const running = await startCoordinatorProcess({ config: parseConfig(DIABLO_YAML), listen: '127.0.0.1:0', metricsListen: '127.0.0.1:0', dataDir, log: silentLog, redis });
+  const running = await startCoordinatorProcess({ config: parseConfig(DIABLO_YAML), listen: '127.0.0.1:0', metricsListen: '127.0.0.1:0', dataDir, log: silentLog, redis, clusterMode: 'relay' });
   return {
     running,
     async close() {

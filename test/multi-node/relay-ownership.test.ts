@@ -94,6 +94,42 @@ describe('ownership through a cluster node', () => {
     expect(resumed.assignments.map((x) => x.gameId)).toEqual(alice.assignments.map((x) => x.gameId));
   });
 
+  it('a second call for a ticket on the node that holds its first: another request is refused at once and the first call keeps its answers; the same request takes over', async () => {
+    const { a, b, all } = cluster();
+    await a.seat.keepLease();
+    const alice = new Player('t-alice');
+    b.gateway.find(findAs(alice, 'alice'), alice);
+    await settle(all);
+    expect(alice.updates.map((u) => u.kind)).toEqual(['queued']);
+
+    // Another party, or the same party sent by someone else: refused before it reaches the owner.
+    const thief = new Player('t-alice');
+    expect(() => b.gateway.find(findAs(thief, 'mallory'), thief)).toThrow(expect.objectContaining({ code: 'ALREADY_EXISTS' }));
+    const impostor = new Player('t-alice');
+    expect(() => b.gateway.find({ ...findAs(impostor, 'alice'), caller: player('mallory') }, impostor)).toThrow(expect.objectContaining({ code: 'PERMISSION_DENIED' }));
+
+    // The first call still holds the ticket: its game comes to it, and to nobody else.
+    const server = new Server('s', 1);
+    server.connect(a);
+    await settle(all);
+    server.confirmAll();
+    await settle(all);
+    expect(alice.assignments).toHaveLength(1);
+    expect([...thief.updates, ...impostor.updates]).toEqual([]);
+
+    // Its owner's same request on a new call (a client that reconnected) takes the ticket over, and
+    // the earlier call is told, as on one node.
+    const bob = new Player('t-bob');
+    b.gateway.find(findAs(bob, 'bob'), bob);
+    await settle(all);
+    const again = new Player('t-bob');
+    b.gateway.find(findAs(again, 'bob'), again);
+    await settle(all);
+    expect(bob.errors.map((e) => [e.code, e.message])).toEqual([['CANCELLED', 'ticket "t-bob" was resumed by another call']]);
+    expect(again.updates.map((u) => u.kind)).toEqual(['queued']);
+    expect(again.errors).toEqual([]);
+  });
+
   it("a refused find from another node leaves the owner's call in place: its abandon still cancels", async () => {
     const { a, b, c, all } = cluster();
     await a.seat.keepLease();

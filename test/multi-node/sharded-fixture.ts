@@ -36,6 +36,8 @@ export class ShardedNode {
   readonly seats: MatcherSeat[];
   readonly cores = new Map<number, CoreHost>();
   readonly gateway: ShardedGateway;
+  /** Terms a seat ended on its own (what a node's keeper gives the lease up for). */
+  readonly termsEnded: { shard: number; token: number; reason: string }[] = [];
 
   constructor(
     readonly id: string,
@@ -60,6 +62,7 @@ export class ShardedNode {
           // As a node does: a release reaches the shared claims once its commit is written.
           build: (place) => buildCore(CONFIG, environment, { ...place, players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
+          onTermEnded: (token, reason) => this.termsEnded.push({ shard, token, reason }),
         }),
     );
     const claims: SharedPlayerClaims = {

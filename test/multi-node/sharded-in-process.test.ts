@@ -107,6 +107,30 @@ describe('factories sharded across nodes, in process', () => {
     expect(p.errors.map((e) => e.code)).toEqual(['CANCELLED']);
   });
 
+  it("a second call for a ticket on the node holding its first, served in process or relayed: another party is refused at once, nothing claimed; the owner's same request takes over", async () => {
+    const { a, b, c, shared, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
+    await settle(all);
+    for (const [node, factory] of [[a, 'bravo'], [c, 'echo']] as const) {
+      // bravo is a's own shard (in process); echo is b's (relayed from c).
+      const first = new Player(`t-${factory}`);
+      node.gateway.find(findIn(factory, first), first);
+      await settle(all);
+      expect(first.updates.map((u) => u.kind)).toEqual(['queued']);
+      const thief = new Player(`t-${factory}`);
+      expect(() => node.gateway.find({ ...findIn(factory, thief), party: [{ playerId: 'mallory', score: undefined }] }, thief)).toThrow(expect.objectContaining({ code: 'ALREADY_EXISTS' }));
+      expect(shared.holder('mallory')).toBeUndefined();
+      const again = new Player(`t-${factory}`);
+      node.gateway.find(findIn(factory, again), again);
+      await settle(all);
+      expect(first.errors.map((e) => e.code)).toEqual(['CANCELLED']);
+      expect(again.updates.map((u) => u.kind)).toEqual(['queued']);
+      expect(again.errors).toEqual([]);
+    }
+  });
+
   it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
     const { a, b, c, all } = cluster();
     await a.own([0, 1]);

@@ -161,6 +161,8 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(p.errors).toEqual([]);
     expect(a.cores.has(0)).toBe(false);
     expect(relays[0]!.storedTickets()).toEqual([]);
+    // Told to its node, whose keeper gives the lease up: kept, it was renewed with nobody serving.
+    expect(a.termsEnded).toEqual([{ shard: 0, token: expect.any(Number), reason: 'a step could not be written' }]);
 
     // The next term (b's, past a's lease) gets the find through the relay; a's gateway answers its client.
     await timers.advance(LEASE_MS + 1);

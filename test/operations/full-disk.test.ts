@@ -1,6 +1,6 @@
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,19 @@ factories:
 const STORE_REFUSAL = /^the ticket store \(LMDB in .*\) cannot write \(.+\): new tickets are refused until it can; waiting tickets keep their place$/;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Writes to `path` until the file system has no block left. */
+function fillTheRest(path: string): void {
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 describe('a full disk under a running coordinator', () => {
   const work = mkdtempSync(join(tmpdir(), 'gamefactory-full-disk-'));
@@ -96,7 +109,11 @@ describe('a full disk under a running coordinator', () => {
     expect(otherErrors).toEqual([]);
     expect(queued.size).toBeGreaterThan(100);
 
-    // A new FindGame: refused at once, with a retry hint.
+    // Whatever space is left goes to a second filler. Small commits may still land in pages a
+    // failed one gave back, but only a probe with headroom lets new tickets in again: a new
+    // FindGame is refused, with a retry hint, and stays refused while the disk is full.
+    fillTheRest(join(disk, 'filler-2'));
+    await sleep(1500); // past a probe
     const refusedFind = await findOne('new-while-full');
     expect(refusedFind.error?.code).toBe(status.UNAVAILABLE);
     expect(refusedFind.error?.details).toMatch(STORE_REFUSAL);
@@ -104,6 +121,7 @@ describe('a full disk under a running coordinator', () => {
 
     // Space returns: within a few probes, new tickets are taken again.
     rmSync(join(disk, 'filler'));
+    rmSync(join(disk, 'filler-2'));
     let after = await findOne('after-0');
     for (let i = 1; !after.queued; i++) {
       await sleep(200);

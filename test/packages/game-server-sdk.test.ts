@@ -151,6 +151,33 @@ describe('game-server SDK', () => {
     expect(again.gameId).toBe(assignment.gameId);
   }, 30_000);
 
+  it('a game still being created across a coordinator restart: the new coordinator waits for it, no second order', async () => {
+    let make: ((id: string) => void) | undefined;
+    const orders: string[] = [];
+    const server = gameServer({
+      serverId: 'eu-1',
+      createGame: (order) => {
+        orders.push(order.requestId);
+        return new Promise<string>((resolve) => (make = resolve));
+      },
+    });
+    const connections: string[] = [];
+    server.on('connected', ({ address }) => connections.push(address));
+    await server.start();
+    const find = matchmaker().find({ template: 'coop', party: ['slow'], partition: { region: 'eu' } });
+    await eventually(() => make !== undefined);
+
+    // The coordinator goes away while the server is still making the game; its hello to the next
+    // one lists the order as pending, so the restored ticket waits for that game.
+    await coordinator.restart('drain');
+    await eventually(() => connections.length === 2, 10_000);
+    await new Promise((r) => setTimeout(r, 300)); // time enough to order it again, if it would
+    make!('slow-game');
+    const assignment = await find.assignment;
+    expect(assignment.gameId).toBe('slow-game');
+    expect(orders).toHaveLength(1);
+  }, 30_000);
+
   it('drains: no new games, running ones finish, then it hangs up', async () => {
     const server = gameServer({ serverId: 'eu-1' });
     server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));

@@ -28,6 +28,22 @@ describe('SlotLedger: which server', () => {
     expect(ledger.claim('coop', 1)).toBe('c');
   });
 
+  it("servers on the core's own node come first, each group in the policy's order, the others once they are full", () => {
+    for (const policy of ['fill', 'spread'] as const) {
+      const ledger = new SlotLedger(policy);
+      ledger.addServer('a', ['coop'], unlimited(10), 9, 0); // 1 free, elsewhere: fill's first choice on one node
+      ledger.addServer('x', ['coop'], unlimited(10), 8, 0, 0, true); // 2 free, here
+      ledger.addServer('y', ['coop'], unlimited(10), 0, 0, 0, true); // 10 free, here
+      const first = policy === 'fill' ? 'x' : 'y';
+      expect(ledger.claim('coop', 1)).toBe(first);
+      // Here first until both are full: 11 more games go here, then 'a'.
+      const next = Array.from({ length: 11 }, () => ledger.claim('coop', 1));
+      expect(next.every((s) => s === 'x' || s === 'y')).toBe(true);
+      expect(ledger.claim('coop', 1)).toBe('a');
+      expect(ledger.claim('coop', 1)).toBeUndefined();
+    }
+  });
+
   it('ties go to the smaller server id', () => {
     const ledger = new SlotLedger('fill');
     ledger.addServer('z', ['f'], unlimited(2), 0, 0);

@@ -112,6 +112,23 @@ describe.each(redisTargets())('shard keeper on $name', (target) => {
     });
   });
 
+  it('a shard its seat gave up (a write Redis failed) is taken again within a tick, under a larger token', async (ctx) => {
+    await needRedis(ctx);
+    const node = await start('a');
+    await until([node], () => node.keeper.ownedShards().size === SHARDS, 8000);
+    forgetEvents([node]);
+    const token = node.keeper.tokenOf(3)!;
+    node.keeper.relinquish(3, token + 1, 'a step could not be written'); // not this term's token: nothing happens
+    expect(node.keeper.tokenOf(3)).toBe(token);
+    node.keeper.relinquish(3, token, 'a step could not be written');
+    expect(node.lost).toEqual([{ shard: 3, reason: 'a step could not be written' }]);
+    expect(node.keeper.tokenOf(3)).toBeUndefined();
+    const tookMs = await until([node], () => node.keeper.tokenOf(3) !== undefined, 3000);
+    expect(tookMs).toBeLessThan(node.keeper.leaseMs); // released, not left to lapse
+    expect(node.keeper.tokenOf(3)).toBeGreaterThan(token);
+    expect(node.gained).toEqual([3]);
+  });
+
   it('a clean stop hands its shards over at once, without waiting for its lease to run out', async (ctx) => {
     await needRedis(ctx);
     const nodes = [await start('a'), await start('b')];

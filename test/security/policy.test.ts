@@ -72,7 +72,7 @@ describe('the role table: every role against every method', () => {
 describe('game server identity', () => {
   const hello = (serverId: string): SecuredRequest => ({
     method: 'Connect',
-    message: { event: { $case: 'hello', value: { serverId, endpoint: 'e', attributes: {}, templates: [], runningGames: [] } } },
+    message: { event: { $case: 'hello', value: { serverId, endpoint: 'e', attributes: {}, templates: [], runningGames: [], pendingCreations: [] } } },
   });
 
   it('accepts a hello carrying the certificate identity', () => {

@@ -110,7 +110,7 @@ factories:
       });
       stream.on('error', reject);
     });
-    stream.write({ event: { $case: 'hello', value: { serverId, endpoint: `${serverId}:7777`, attributes: {}, templates: [], capacity: { maxGames: 10, maxStartsPerSecond: 0 }, runningGames: [] } } });
+    stream.write({ event: { $case: 'hello', value: { serverId, endpoint: `${serverId}:7777`, attributes: {}, templates: [], capacity: { maxGames: 10, maxStartsPerSecond: 0 }, runningGames: [], pendingCreations: [] } } });
     return { welcomed, stream, ended: () => ended, endedPromise };
   }
 

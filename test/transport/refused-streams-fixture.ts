@@ -27,7 +27,7 @@ export const oversizeFrame = (ticketId: string) =>
 
 /** A game server's hello with room for one game, framed for a raw GameServerLink stream. */
 export const helloFrame = (serverId: string) =>
-  frame(ServerMessage.encode({ event: { $case: 'hello', value: { serverId, endpoint: `${serverId}:1`, attributes: {}, templates: [], capacity: { maxGames: 1, maxStartsPerSecond: 0 }, runningGames: [] } } }).finish());
+  frame(ServerMessage.encode({ event: { $case: 'hello', value: { serverId, endpoint: `${serverId}:1`, attributes: {}, templates: [], capacity: { maxGames: 1, maxStartsPerSecond: 0 }, runningGames: [], pendingCreations: [] } } }).finish());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -22,6 +22,8 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private readonly clients = new Map<string, GameServerLinkClient>();
   private readonly hosted: HostedGames;
   private readonly results: ResultReports;
+  /** Request ids of CreateGame orders whose game `createGame` is still making. */
+  private readonly creating = new Set<string>();
   private readonly backoff: Backoff | undefined;
   private capacity: Capacity;
   private link: LinkStream | undefined;
@@ -223,7 +225,10 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   }
 
   private onCreate(order: CreateGame): void {
-    const refuse = (reason: string): void => void this.report({ event: { $case: 'gameCreationFailed', value: { requestId: order.requestId, reason } } });
+    const refuse = (reason: string): void => {
+      this.creating.delete(order.requestId);
+      this.report({ event: { $case: 'gameCreationFailed', value: { requestId: order.requestId, reason } } });
+    };
     if (this.draining) return refuse('the server is draining');
     const plain = gameOrder(order);
     let made: string | void | Promise<string | void>;
@@ -232,11 +237,15 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     } catch (error) {
       return refuse(error instanceof Error ? error.message : String(error));
     }
-    if (made instanceof Promise) made.then((id) => this.created(order, plain, id), (error: unknown) => refuse(error instanceof Error ? error.message : String(error)));
-    else this.created(order, plain, made);
+    if (made instanceof Promise) {
+      // Listed in the hello if the link drops before the game is made (see hello()).
+      this.creating.add(order.requestId);
+      made.then((id) => this.created(order, plain, id), (error: unknown) => refuse(error instanceof Error ? error.message : String(error)));
+    } else this.created(order, plain, made);
   }
 
   private created(order: CreateGame, plain: GameOrder, id: string | void): void {
+    this.creating.delete(order.requestId);
     const gameId = id || `${this.options.serverId}-g${this.nextGame++}`;
     const holdMs = this.options.seatHoldMs ?? 60_000;
     const playerIds = plain.players.map((p) => p.playerId);
@@ -273,6 +282,9 @@ export class GameServer extends EventEmitter<GameServerEvents> {
         startedAtUnixMs: BigInt(g.startedAt),
         requestId: g.requestId,
       })),
+      // Orders still being created when the link dropped: their answer comes on this link, and
+      // the coordinator waits for it instead of ordering the same players another game.
+      pendingCreations: [...this.creating],
       acceptsBatches: this.options.batch !== false,
     };
   }

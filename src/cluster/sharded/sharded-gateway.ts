@@ -2,6 +2,7 @@ import type { FactoryTemplate } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
+import { checkTakeOver } from '../../coordinator/tickets/restored-tickets.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { Principal } from '../../security/tokens/principal.js';
@@ -44,6 +45,7 @@ export type ShardRelay = CoordinatorCommands & {
 
 interface HeldTicket {
   readonly shard: number;
+  readonly request: FindRequest;
   readonly listener: TicketListener;
   readonly relayed: TicketListener;
   /** Taken by this node's own seat, in process. */
@@ -80,6 +82,12 @@ export class ShardedGateway implements CoordinatorCommands {
   private readonly servers = new Map<string, Connection>();
   /** Each shard's demand as the grant loop last read it: a hello's slots follow it too. */
   private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
+  /**
+   * Each factory's shard, once hashed (a SHA-256 each): asked for every find, every server event
+   * and every view of the node. Factories are the config's (a find's partition is checked before),
+   * so this holds at most every factory the config makes.
+   */
+  private readonly shardOfName = new Map<string, number>();
 
   constructor(
     /** One gateway per shard, index = shard. */
@@ -97,11 +105,17 @@ export class ShardedGateway implements CoordinatorCommands {
   }
 
   shardOf(factory: string): number {
-    return shardOfFactory(factory, this.shards.length);
+    let shard = this.shardOfName.get(factory);
+    if (shard === undefined) this.shardOfName.set(factory, (shard = shardOfFactory(factory, this.shards.length)));
+    return shard;
   }
 
   find(request: FindRequest, listener: TicketListener): void {
     const shard = this.shardOf(this.registry.resolve(request.template, request.partition));
+    const before = this.tickets.get(request.ticketId);
+    // A call for a ticket this node holds a call for: refused before anything is claimed, unless
+    // it is the same request from its owner (whoever serves the shard tells the earlier call).
+    if (before && before.listener !== listener) checkTakeOver(request, before.request);
     this.onFind?.(shard);
     const tickets = this.tickets;
     // Forgotten once answered for good: the shard's gateway answers through `relayed`.
@@ -124,7 +138,7 @@ export class ShardedGateway implements CoordinatorCommands {
         listener.fail(error, ticketId);
       },
     };
-    const held: HeldTicket = { shard, listener, relayed, local: false };
+    const held: HeldTicket = { shard, request, listener, relayed, local: false };
     tickets.set(request.ticketId, held);
     const relay = () => {
       held.local = false;

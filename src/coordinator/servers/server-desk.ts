@@ -74,7 +74,7 @@ export class ServerDesk {
     this.games.holdSlots(hello.serverId, slotOnly);
     this.ctx.out.info({ serverId: hello.serverId, endpoint: hello.endpoint, factories: names.length, games: adopted.length }, 'game server connected');
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
-    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length);
+    this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length, hello.sameNode === true);
     this.desk.serverBack(hello.serverId, assignments);
     for (const name of names) {
       this.desk.admitParked(name);

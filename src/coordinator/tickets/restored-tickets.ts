@@ -22,6 +22,23 @@ export function checkOwner(caller: Principal | undefined, owner: TicketOwner | u
   }
 }
 
+/**
+ * A second call for a ticket an edge still holds a call for (a cluster node's gateway): only the
+ * same request from its owner takes it over, as the core checks a retry. Checked at the edge, since
+ * the answers of a ticket go to the call that holds it: a different request let in until the owner
+ * refused it would hear the first call's updates, and leave that call unanswered when refused.
+ */
+export function checkTakeOver(request: FindRequest, held: FindRequest): void {
+  if (fingerprint(request) !== fingerprint(held)) throw ticketIdReused(request.ticketId);
+  const owner = held.caller && TicketOwnership.ownerOf(held.caller, held.party.map((p) => p.playerId));
+  checkOwner(request.caller, owner, request.ticketId, 'resume');
+}
+
+/** What the earlier call of a ticket is told when the same request takes it over (as on one node). */
+export function resumedElsewhere(ticketId: string): MatchmakingError {
+  return new MatchmakingError('CANCELLED', `ticket "${ticketId}" was resumed by another call`);
+}
+
 export interface RestoredTicket {
   readonly record: TicketRecord;
   readonly fingerprint: string;

@@ -12,7 +12,7 @@ import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
 import { AwaitingServers } from './awaiting-servers.js';
 import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
-import { checkOwner, ticketIdReused } from './restored-tickets.js';
+import { checkOwner, resumedElsewhere, ticketIdReused } from './restored-tickets.js';
 import { fingerprint, fingerprintHash, type AnsweredTicket, type Ticket } from './ticket.js';
 import type { TicketBook } from './ticket-book.js';
 import type { PlacedRecord, TicketRecord } from './ticket-record.js';
@@ -104,17 +104,15 @@ export class TicketDesk {
     const now = this.ctx.now();
     this.creations.recordDemand(name);
     const createdAt = restored?.record.createdAt ?? now;
-    const playerIds = request.party.map((p) => p.playerId);
     const ticket = this.book.open(
       {
         id: request.ticketId,
         request,
         // The factory's own copy of its name: one string for all its tickets, not one each.
         factory: runtime?.identity.name ?? name,
-        playerIds,
         createdAt,
         arrival: restored ? restored.record.arrival : ++this.lastArrival,
-        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, playerIds),
+        owner: restored ? restored.record.owner : request.caller && TicketOwnership.ownerOf(request.caller, request.party.map((p) => p.playerId)),
       },
       runtime ? 'pooled' : 'parked',
       listener,
@@ -143,7 +141,6 @@ export class TicketDesk {
         id: record.request.ticketId,
         request: record.request,
         factory: this.registry.get(assignment.factory)?.identity.name ?? assignment.factory,
-        playerIds: record.request.party.map((p) => p.playerId),
         createdAt: record.createdAt,
         arrival: record.arrival,
         owner: record.owner,
@@ -171,7 +168,6 @@ export class TicketDesk {
         id: record.request.ticketId,
         request: record.request,
         factory: this.registry.get(name)?.identity.name ?? name,
-        playerIds: record.request.party.map((p) => p.playerId),
         createdAt: record.createdAt,
         arrival: record.arrival,
         owner: record.owner,
@@ -334,7 +330,7 @@ export class TicketDesk {
     checkOwner(request.caller, ticket.owner, ticket.id, 'resume');
     const previous = this.book.listen(ticket.id, listener);
     if (previous && previous !== listener) {
-      this.ctx.out.fail(previous, ticket.id, new MatchmakingError('CANCELLED', `ticket "${ticket.id}" was resumed by another call`));
+      this.ctx.out.fail(previous, ticket.id, resumedElsewhere(ticket.id));
     }
     if (ticket.state.kind === 'placing') this.creations.reportPosition(ticket);
     else this.queuedAt(ticket, 0);

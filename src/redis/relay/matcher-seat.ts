@@ -38,6 +38,12 @@ export interface MatcherSeatOptions {
    * brought back games as they were then, and their seats were given again.
    */
   readonly ownServersInProcess?: boolean;
+  /**
+   * The seat ended its term on its own (a step it could not write, a stale token) while holding a
+   * lease kept elsewhere: the keeper gives that lease up, so the shard starts again under a new
+   * token. Kept, it was renewed with nobody serving, and the shard's finds waited for good.
+   */
+  readonly onTermEnded?: (token: number, reason: string) => void;
 }
 
 /** Something to tell a call of this node once the commit before it succeeded; `drop` when it never will be. */
@@ -358,6 +364,12 @@ export class MatcherSeat implements Answering, LocalAnswering {
     if (this.auto) this.reading = this.readLoop(token);
   }
 
+  /** Ends the term from within (see `onTermEnded`). */
+  private endTerm(token: number, reason: string): void {
+    this.stepDown(reason);
+    this.options.onTermEnded?.(token, reason);
+  }
+
   private stepDown(reason: string): void {
     if (this.token === undefined) return;
     const ended = String(this.token);
@@ -585,7 +597,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
     channel.announcedAt = id;
     this.channels.set(hello.serverId, channel);
     try {
-      core.connectServer(hello, channel);
+      // A server this node holds in process is placed on first: its orders and events skip the relay.
+      core.connectServer(local ? { ...hello, sameNode: true } : hello, channel);
     } catch (error) {
       this.channels.delete(hello.serverId);
       channel.close(error as MatchmakingError);
@@ -679,11 +692,11 @@ export class MatcherSeat implements Answering, LocalAnswering {
       try {
         if ((await written) === 'refused') {
           this.options.log.warn({ node: this.options.nodeId, writes: writes.length }, 'a stale write was refused (fencing token)');
-          if (this.token === token) this.stepDown('stale token');
+          if (this.token === token) this.endTerm(token, 'stale token');
         }
       } catch (error) {
         this.options.log.warn({ writes: writes.length, error: (error as Error).message }, 'matcher: a step could not be written');
-        if (this.token === token) this.stepDown('a step could not be written');
+        if (this.token === token) this.endTerm(token, 'a step could not be written');
       }
       await before;
       if (this.token !== token) return dropAll(deliveries);

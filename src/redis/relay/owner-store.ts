@@ -3,7 +3,7 @@ import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
-import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { decode, encode, stringifyWithMaps, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { OWNER_GROUP, relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One request in the owner's inbox, with its stream id (what acknowledges it). */
@@ -181,5 +181,5 @@ function inboxEntry([id, fields]: StreamEntry): InboxEntry {
 
 /** A record as JSON that keeps Maps (the request's attributes), as the codec does. */
 export function encodeRecord(record: TicketRecord): string {
-  return JSON.stringify(record, (_, v: unknown) => (v instanceof Map ? { $m: [...v] } : v));
+  return stringifyWithMaps(record);
 }

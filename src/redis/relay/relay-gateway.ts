@@ -3,9 +3,10 @@ import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, ServerOrder, TicketListener } from '../../coordinator/messages.js';
 import type { Log, Timers } from '../../coordinator/ports.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import { checkTakeOver, resumedElsewhere } from '../../coordinator/tickets/restored-tickets.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
-import type { GatewayStore } from './gateway-store.js';
+import type { GatewayStore, OutEntry } from './gateway-store.js';
 import { compareEntryIds } from './entry-ids.js';
 import { checkKept } from './kept-check.js';
 import { fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
@@ -25,6 +26,10 @@ export interface ReannouncingChannel extends ServerChannel {
   /** Undefined: the new owner is the node's own seat, which was told in process; the relay lets the server go. */
   reannounce(): ServerHello | undefined;
 }
+
+/** The out stream is trimmed behind the reads at most this often, or after this many answers. */
+const TRIM_EVERY_MS = 1000;
+const TRIM_EVERY_ENTRIES = 500;
 
 /** Stale connections remembered, so a burst of orders for one is answered with one bye. */
 const TOLD_GONE_KEPT = 1024;
@@ -57,6 +62,9 @@ export class RelayGateway implements CoordinatorCommands {
   private loop: Promise<void> = Promise.resolve();
   private fence: string | null | undefined;
   private lastRead = '0-0';
+  /** Answers read since the out stream was last trimmed, and when that was. */
+  private untrimmed = 0;
+  private trimmedAt = -Infinity;
   private cancelWatch: (() => void) | undefined;
   private readonly cancels = new Map<number, PendingCancel>();
   private lastCancel = 0;
@@ -81,9 +89,13 @@ export class RelayGateway implements CoordinatorCommands {
     this.registry = new FactoryRegistry(templates, () => null);
   }
 
-  /** Reads answers and watches the owner on its own, until closed (a test calls pump and watchOwner itself). */
-  start(): void {
-    this.loop = this.readLoop();
+  /**
+   * Reads answers and watches the owner on its own, until closed (a test calls pump and watchOwner
+   * itself). `readOwnAnswers` false: the node reads every shard's answers in one blocking call
+   * (NodeAnswers) and hands this gateway its own with `take`.
+   */
+  start(readOwnAnswers = true): void {
+    if (readOwnAnswers) this.loop = this.readLoop();
     const watch = () => {
       this.cancelWatch = this.timers.set(() => void this.watchOwner().finally(() => this.running && watch()), this.watchEveryMs);
     };
@@ -92,6 +104,12 @@ export class RelayGateway implements CoordinatorCommands {
 
   find(request: FindRequest, listener: TicketListener): void {
     this.ready();
+    const held = this.waiting.get(request.ticketId);
+    if (held && held.listener !== listener) {
+      // Answers go to the call that holds the ticket: a different request never takes it over.
+      checkTakeOver(request, held.request);
+      held.listener.fail(resumedElsewhere(request.ticketId), request.ticketId);
+    }
     this.waiting.set(request.ticketId, { request, listener });
     this.forwardFind(request, listener);
   }
@@ -219,14 +237,32 @@ export class RelayGateway implements CoordinatorCommands {
   /** Reads this node's answers (waiting up to `blockMs` for some) and hands each to whoever asked; returns how many. */
   async pump(blockMs: number): Promise<number> {
     const entries = await this.store.readAnswers(this.lastRead, blockMs);
+    this.take(entries);
+    return entries.length;
+  }
+
+  /** Where this node's answers were read up to: the next read starts after it. */
+  get answersReadTo(): string {
+    return this.lastRead;
+  }
+
+  /** Hands each answer read (by `pump`, or by the node's one read of every shard) to whoever asked. */
+  take(entries: readonly OutEntry[]): void {
     for (const { id, message } of entries) {
       // A read that overlapped another (the owner changed while the loop's read was blocked): once each.
       if (compareEntryIds(id, this.lastRead) <= 0) continue;
       this.lastRead = id;
       this.deliver(message);
     }
-    if (entries.length > 0) void this.store.trimAnswers(this.lastRead).catch(() => undefined);
-    return entries.length;
+    if (entries.length === 0) return;
+    // Trimming only frees memory (reads go on from lastRead): once a second, or every few hundred
+    // answers, rather than one more command after every read.
+    this.untrimmed += entries.length;
+    const now = Date.now(); // wall time: when to trim is housekeeping, not behaviour a test steps through
+    if (this.untrimmed < TRIM_EVERY_ENTRIES && now - this.trimmedAt < TRIM_EVERY_MS) return;
+    this.untrimmed = 0;
+    this.trimmedAt = now;
+    void this.store.trimAnswers(this.lastRead).catch(() => undefined);
   }
 
   private deliver(message: OutMessage): void {

@@ -160,6 +160,17 @@ export class ShardKeeper {
     await this.membership.leave().catch(() => undefined);
   }
 
+  /**
+   * The shard's seat ended its term under `token` on its own (Redis failed a write): the lease is
+   * given up, and the next round takes the shard again, under a new token, if the plan still
+   * gives it to this node.
+   */
+  relinquish(shard: number, token: number, reason: string): void {
+    if (this.owned.get(shard)?.token !== token) return;
+    this.lose(shard, token, reason);
+    void this.leases.release(shard, token).catch(() => false);
+  }
+
   /** Stops without releasing or leaving, as a crash would (for tests of takeover). */
   halt(): void {
     this.running = false;

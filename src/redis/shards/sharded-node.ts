@@ -7,6 +7,7 @@ import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
 import { InboxWrites } from '../relay/inbox-writes.js';
 import { MatcherSeat } from '../relay/matcher-seat.js';
+import { NodeAnswers } from '../relay/node-answers.js';
 import { NodeHeartbeat } from '../relay/node-heartbeat.js';
 import { RedisOwnerStore } from '../relay/owner-store.js';
 import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis-node.js';
@@ -60,14 +61,25 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   let keeperOf: ShardKeeper | undefined;
   // Every shard's gateway writes to its owner's inbox through one queue: a tick's requests in one call.
   const inboxWrites = new InboxWrites(client);
+  // On one Redis, every shard's answers to this node are read by one blocking call (NodeAnswers);
+  // a Redis Cluster will not read keys of several slots at once: there each gateway reads its own.
+  const answersReader = client.isCluster ? undefined : await duplicate();
   for (let shard = 0; shard < shardCount; shard++) {
-    const reader = await duplicate();
-    readers.push(reader);
+    const reader = answersReader ?? (await duplicate());
+    if (!answersReader) readers.push(reader);
     const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null, inboxWrites);
     const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000);
-    gateway.start();
+    gateway.start(!answersReader);
     gateways.push(gateway);
   }
+  const answers =
+    answersReader &&
+    new NodeAnswers(
+      answersReader,
+      gateways.map((gateway, shard) => ({ key: shardRelayKeys(shard).out(nodeId), readTo: () => gateway.answersReadTo, take: (entries) => gateway.take(entries) })),
+      options.log,
+    );
+  answers?.start();
   // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
@@ -91,6 +103,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           now: Date.now,
           timers: realTimers,
           ownServersInProcess: true,
+          onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
           build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
@@ -191,6 +204,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       clearInterval(granting);
       await keeper.close();
       for (const seat of seats.values()) await (await seat).close();
+      await answers?.close();
       await Promise.all(gateways.map((g) => g.close()));
       for (const reader of readers) reader.disconnect();
       await heartbeat.stop();

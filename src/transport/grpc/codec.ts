@@ -267,6 +267,10 @@ export function decodeHello(wire: Hello, now: number): ServerHello {
   if (wire.runningGames.length > LIMITS.maxGamesPerServer) {
     throw invalidArgument('hello.running_games', `${wire.runningGames.length} games; at most ${LIMITS.maxGamesPerServer}`);
   }
+  if (wire.pendingCreations.length > LIMITS.maxGamesPerServer) {
+    throw invalidArgument('hello.pending_creations', `${wire.pendingCreations.length} orders; at most ${LIMITS.maxGamesPerServer}`);
+  }
+  wire.pendingCreations.forEach((id, i) => checkId(`hello.pending_creations[${i}]`, id));
   return {
     serverId: wire.serverId,
     endpoint: wire.endpoint,
@@ -291,6 +295,7 @@ export function decodeHello(wire: Hello, now: number): ServerHello {
         startedAt: startedAt > 0 ? startedAt : now,
       };
     }),
+    ...(wire.pendingCreations.length > 0 && { pendingCreations: wire.pendingCreations }),
   };
 }
 
