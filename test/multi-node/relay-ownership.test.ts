@@ -25,6 +25,15 @@ function findAs(p: Player, playerId: string): FindRequest {
   return { ...p.request(), party: [{ playerId, score: undefined }], caller: player(playerId) };
 }
 
+/** A server with one slot connects to `node` and creates the game it is ordered: the waiting ticket's. */
+async function gameOn(node: InProcessNode, nodes: readonly InProcessNode[]): Promise<void> {
+  const server = new Server('s', 1);
+  server.connect(node);
+  await settle(nodes);
+  server.confirmAll();
+  await settle(nodes);
+}
+
 async function settledCancel(nodes: readonly InProcessNode[], cancel: boolean | Promise<boolean>): Promise<boolean> {
   const result = Promise.resolve(cancel);
   await settle(nodes);
@@ -68,11 +77,7 @@ describe('ownership through a cluster node', () => {
     expect(waitingThief.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
     expect(waitingThief.assignments).toEqual([]);
 
-    const server = new Server('s', 1);
-    server.connect(a);
-    await settle(all);
-    server.confirmAll();
-    await settle(all);
+    await gameOn(a, all);
     expect(alice.assignments).toHaveLength(1);
 
     // The assignment is kept for a client resuming on another node: not for another party.
@@ -109,11 +114,7 @@ describe('ownership through a cluster node', () => {
     expect(() => b.gateway.find({ ...findAs(impostor, 'alice'), caller: player('mallory') }, impostor)).toThrow(expect.objectContaining({ code: 'PERMISSION_DENIED' }));
 
     // The first call still holds the ticket: its game comes to it, and to nobody else.
-    const server = new Server('s', 1);
-    server.connect(a);
-    await settle(all);
-    server.confirmAll();
-    await settle(all);
+    await gameOn(a, all);
     expect(alice.assignments).toHaveLength(1);
     expect([...thief.updates, ...impostor.updates]).toEqual([]);
 
