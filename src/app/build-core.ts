@@ -51,6 +51,8 @@ export interface CorePlace {
   readonly afterStep?: () => void;
   /** For this long after the start, finds for a factory no server serves yet wait for one (a new owner's servers are reconnecting). */
   readonly awaitServersMs?: number;
+  /** Before every id this core makes: a shard's owner tags its creations with its shard (src/sharding/creation-ids.ts). */
+  readonly idPrefix?: string;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -79,7 +81,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
   const core = new CoordinatorCore(
     config,
     {
-      newId: environment.newId,
+      newId: place.idPrefix === undefined ? environment.newId : prefixed(place.idPrefix, environment.newId),
       random: environment.random,
       ratings: environment.ratings,
       solving: { offloadAtTickets: environment.workers ? WORKER_BATCH_MIN_TICKETS : undefined },
@@ -101,4 +103,8 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
     events: environment.events,
     afterStep: place.afterStep,
   });
+}
+
+function prefixed(prefix: string, newId: () => string): () => string {
+  return () => prefix + newId();
 }

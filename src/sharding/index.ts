@@ -3,3 +3,4 @@ export { DEFAULT_SHARD_COUNT, checkShardCount, shardOfFactory, rendezvousWeight 
 export { planShards, shardMoves, type ShardView, type ShardMoves } from './shard-plan.js';
 export { DEFAULT_FLOOR_WEIGHT, MIN_TOLERANCE_SLOTS, apportionSlots, type ServerSlotsNow, type ShardDemand, type ApportionOptions, type Apportioned } from './slot-apportion.js';
 export { waterFill } from './water-fill.js';
+export { shardIdPrefix, shardOfId } from './creation-ids.js';

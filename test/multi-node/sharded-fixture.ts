@@ -10,6 +10,7 @@ import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
 import { releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
+import { shardIdPrefix } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
 import { LEASE_MS, Player, settled } from './in-process-cluster.js';
@@ -60,7 +61,7 @@ export class ShardedNode {
           timers,
           ownServersInProcess: !options.relayOnly,
           // As a node does: a release reaches the shared claims once its commit is written.
-          build: (place) => buildCore(CONFIG, environment, { ...place, players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
+          build: (place) => buildCore(CONFIG, environment, { ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
           onTermEnded: (token, reason) => this.termsEnded.push({ shard, token, reason }),
         }),
@@ -108,7 +109,8 @@ export class Server {
     readonly maxGames: number,
     private readonly node: CoordinatorCommands,
   ) {}
-  connect(): string[] {
+  /** Connects, listing the CreateGame orders it is still making (a reconnect, as the SDK sends them). */
+  connect(pendingCreations: readonly string[] = []): string[] {
     const channel: ServerChannel = {
       send: (order) => this.channel === channel && this.orders.push(order),
       close: () => {
@@ -117,7 +119,7 @@ export class Server {
     };
     this.channel = channel;
     return this.node.connectServer(
-      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: [] },
+      { serverId: this.serverId, endpoint: `${this.serverId}:1`, attributes: new Map(), templates: [], capacity: { maxGames: this.maxGames, maxStartsPerSecond: 0 }, runningGames: [], pendingCreations },
       channel,
     );
   }

@@ -65,3 +65,47 @@ describe("a CreateGame in flight when a shard's owner dies, its server still con
     expect(player.assignments.map((x) => x.gameId)).toEqual(['g-p-t1']);
   });
 });
+
+/**
+ * The server's own node dies while an order it got there is being made; the owner lives. The
+ * server reconnects to another node listing the order (`pending_creations`), and that node, which
+ * never saw the order, tells the owner of its shard (the shard is in the id), so the owner waits
+ * for it rather than ordering the players another game, and the answer reaches the owner.
+ */
+describe("a CreateGame in flight when its server's node dies, the server reconnecting to another node", () => {
+  it('the owner waits for the listed order and the answer sent through the new node is the ticket\'s game: no second CreateGame', async () => {
+    const { timers, a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    for (const n of all) await n.watch();
+    const server = new Server('s', 8, c.gateway);
+    server.connect();
+    await settle(all);
+    const player = new Player('t1');
+    b.gateway.find(findIn('delta', player), player); // shard 1, owner a (not the server's first shard)
+    await settle(all);
+    const [order] = server.creates();
+    expect(order?.requestId).toMatch(/^s1\./);
+
+    // c dies; the server's stream breaks with it and the server reconnects to b at once, listing
+    // the order. Later c's heartbeat lapses: the owner drops what came through c, not the server.
+    const live = [a, b];
+    const moved = new Server('s', 8, b.gateway);
+    moved.connect([order!.requestId]);
+    await settle(live);
+    for (let t = 0; t <= 2 * LEASE_MS; t += LEASE_MS / 4) {
+      await timers.advance(LEASE_MS / 4);
+      await a.own([0, 1]);
+      await b.own([2, 3]);
+      for (const n of live) await n.watch();
+      await settle(live);
+    }
+    expect(a.cores.get(1)!.view.servers().map((s) => s.serverId)).toEqual(['s']);
+    expect(moved.creates()).toEqual([]); // the listed order is still coming: nothing ordered again
+    b.gateway.onServerEvent('s', { kind: 'gameCreated', requestId: order!.requestId, gameId: 'g-late' });
+    await settle(live);
+    expect(player.errors).toEqual([]);
+    expect(player.assignments).toMatchObject([{ gameId: 'g-late', serverId: 's', reservationToken: order!.reservationToken }]);
+    expect(moved.creates()).toEqual([]);
+  });
+});

@@ -110,4 +110,38 @@ describe('a game server split over the shards it hosts', () => {
       [2, { kind: 'capacityChanged', capacity: { maxGames: 5, maxStartsPerSecond: 0 } }],
     ]);
   });
+
+  it('a server reconnected from another node: each shard hears of its own orders still being made, the answers go back to it, and their slots stay counted until the game ends', () => {
+    let now = 0;
+    const pending = ['s5.a', 's9.b', 's9.c', 's7.d', 'untagged'];
+    const split = new ServerShards({ ...hello(4), pendingCreations: pending }, [2, 5, 9], shardOf, () => now);
+    expect(split.helloOf(5).pendingCreations).toEqual(['s5.a']);
+    expect(split.helloOf(9).pendingCreations).toEqual(['s9.b', 's9.c']);
+    // Shard 7 is not one this server hosts, and an untagged id names no shard: neither is passed on.
+    expect(split.helloOf(2).pendingCreations).toEqual([]);
+    const usedBy = (shard: number) => split.slots().used.get(shard) ?? 0;
+    expect([usedBy(5), usedBy(9)]).toEqual([1, 2]);
+
+    expect(split.route({ kind: 'gameCreated', requestId: 's9.b', gameId: 'g1' })).toEqual([[9, { kind: 'gameCreated', requestId: 's9.b', gameId: 'g1' }]]);
+    expect(split.route({ kind: 'gameCreationFailed', requestId: 's5.a', reason: 'x' })[0]![0]).toBe(5);
+    expect(split.helloOf(9).pendingCreations).toEqual(['s9.c']);
+    expect([usedBy(5), usedBy(9)]).toEqual([0, 2]);
+    expect(split.route({ kind: 'playerJoined', gameId: 'g1', playerId: 'p' })[0]![0]).toBe(9);
+    split.route({ kind: 'gameEnded', gameId: 'g1' });
+    expect(usedBy(9)).toBe(1);
+
+    // One never answered stops holding its slot, as an order sent through this node does.
+    now += 10 * 60_000;
+    expect(usedBy(9)).toBe(0);
+    expect(split.helloOf(9).pendingCreations).toEqual([]);
+  });
+
+  it("an answer to an order this node never saw goes to the shard its id names, if the server hosts it (a server that did not list it at hello)", () => {
+    const split = new ServerShards(hello(4), [2, 5, 9], shardOf);
+    expect(split.route({ kind: 'gameCreated', requestId: 's5.x', gameId: 'g' })[0]![0]).toBe(5);
+    expect(split.route({ kind: 'gameCreationFailed', requestId: 's9.y', reason: 'r' })[0]![0]).toBe(9);
+    // A shard it does not host: the first shard's core refuses it, as before.
+    expect(split.route({ kind: 'gameCreated', requestId: 's7.z', gameId: 'h' })[0]![0]).toBe(2);
+    expect(split.slots().used.size).toBe(0);
+  });
 });

@@ -1,6 +1,6 @@
 import type { AttributeSet } from '../../attributes/attribute-value.js';
 import type { RunningGame, ServerCapacity, ServerEvent, ServerHello, ServerOrder } from '../../coordinator/messages.js';
-import { apportionSlots, type ServerSlotsNow, type ShardDemand } from '../../sharding/index.js';
+import { apportionSlots, shardOfId, type ServerSlotsNow, type ShardDemand } from '../../sharding/index.js';
 
 /** Game ids remembered after their game ended, for the result that follows. */
 const ENDED_KEPT = 1024;
@@ -60,6 +60,14 @@ export class ServerShards {
     { readonly factory: string; readonly matchable: AttributeSet; readonly shard: number; readonly staleAt: number; readonly playerIds: readonly string[] }
   >();
   /**
+   * CreateGame orders the server said at hello it is still making, ordered through another node
+   * (this one never saw them): their shard is read from the id. Each shard's hello lists its own,
+   * so its owner waits for their answers, and an answer goes to the shard that ordered it.
+   */
+  private readonly announced = new Map<string, { readonly shard: number; readonly staleAt: number }>();
+  /** Games of announced creations, by shard: no order here says their factory, but their slot is counted. */
+  private readonly announcedGames = new Map<string, number>();
+  /**
    * Seats ordered (a CreateGame's, a ReserveSeats') whose players have not joined yet, by game,
    * each until its reservation ends. A shard's next owner is told of them as the game's players:
    * the server holds them, and a game re-announced without them had its seats offered twice.
@@ -82,6 +90,13 @@ export class ServerShards {
       this.games.set(game.gameId, { ...game, playerIds: new Set(game.playerIds) });
       this.count(shardOf(game.factory), 1);
     }
+    for (const requestId of hello.pendingCreations ?? []) {
+      const shard = this.hostedShardOf(requestId);
+      if (shard === undefined || this.announced.has(requestId)) continue;
+      this.announced.set(requestId, { shard, staleAt: now() + STALE_CREATION_MIN_MS });
+      this.byRequest.set(requestId, shard);
+      this.count(shard, 1);
+    }
     this.grants = new Map();
     this.grants = this.grant();
   }
@@ -96,6 +111,12 @@ export class ServerShards {
     for (const [requestId, creation] of this.creating) {
       if (creation.staleAt > now) continue;
       this.creating.delete(requestId);
+      this.count(creation.shard, -1);
+    }
+    for (const [requestId, creation] of this.announced) {
+      if (creation.staleAt > now) continue;
+      this.announced.delete(requestId);
+      this.byRequest.delete(requestId);
       this.count(creation.shard, -1);
     }
     return { serverId: this.hello.serverId, maxGames: this.capacity.maxGames, shards: this.shards, used: this.used, granted: this.grants };
@@ -121,7 +142,10 @@ export class ServerShards {
       if (this.shardOf(game.factory) !== shard) continue;
       runningGames.push({ ...game, playerIds: this.playersOf(game) });
     }
-    const pendingCreations = [...this.creating].filter(([, c]) => c.shard === shard).map(([requestId]) => requestId);
+    const pendingCreations: string[] = [];
+    for (const creations of [this.creating, this.announced]) {
+      for (const [requestId, creation] of creations) if (creation.shard === shard) pendingCreations.push(requestId);
+    }
     return { ...this.hello, capacity: this.capacityOf(shard), runningGames, pendingCreations };
   }
 
@@ -174,13 +198,13 @@ export class ServerShards {
     this.mirror(event);
     switch (event.kind) {
       case 'gameCreated': {
-        const shard = this.byRequest.get(event.requestId);
+        const shard = this.byRequest.get(event.requestId) ?? this.hostedShardOf(event.requestId);
         this.byRequest.delete(event.requestId);
         if (shard !== undefined) this.byGame.set(event.gameId, shard);
         return one(shard);
       }
       case 'gameCreationFailed': {
-        const shard = this.byRequest.get(event.requestId);
+        const shard = this.byRequest.get(event.requestId) ?? this.hostedShardOf(event.requestId);
         this.byRequest.delete(event.requestId);
         return one(shard);
       }
@@ -201,12 +225,24 @@ export class ServerShards {
     }
   }
 
+  /** The shard an answer's id names (an order made through another node), if this server hosts it. */
+  private hostedShardOf(requestId: string): number | undefined {
+    const shard = shardOfId(requestId);
+    return shard !== undefined && this.shards.includes(shard) ? shard : undefined;
+  }
+
   /** Keeps the running games as the server reports them. */
   private mirror(event: ServerEvent): void {
     const game = 'gameId' in event ? this.games.get(event.gameId) : undefined;
     switch (event.kind) {
       case 'gameCreated': {
         const order = this.creating.get(event.requestId);
+        const announced = this.announced.get(event.requestId);
+        if (announced) {
+          this.announced.delete(event.requestId);
+          if (this.games.has(event.gameId) || this.announcedGames.has(event.gameId)) return this.count(announced.shard, -1);
+          return void this.announcedGames.set(event.gameId, announced.shard);
+        }
         if (!order) return;
         this.creating.delete(event.requestId);
         // Its slot was counted as starting; a game id already running is refused by the core: the slot frees.
@@ -216,6 +252,11 @@ export class ServerShards {
         return;
       }
       case 'gameCreationFailed': {
+        const announced = this.announced.get(event.requestId);
+        if (announced) {
+          this.announced.delete(event.requestId);
+          return this.count(announced.shard, -1);
+        }
         const order = this.creating.get(event.requestId);
         if (!order) return;
         this.creating.delete(event.requestId);
@@ -234,10 +275,14 @@ export class ServerShards {
       case 'gameAttributesChanged':
         if (game) game.matchable = event.matchable;
         return;
-      case 'gameEnded':
+      case 'gameEnded': {
+        const announced = this.announcedGames.get(event.gameId);
+        this.announcedGames.delete(event.gameId);
         if (game) this.count(this.shardOf(game.factory), -1);
+        else if (announced !== undefined) this.count(announced, -1);
         this.reserved.delete(event.gameId);
         return void this.games.delete(event.gameId);
+      }
       default:
         return;
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CoreHost } from '../../app/core-host.js';
 import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
 import { realTimers } from '../../coordinator/ports.js';
-import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
+import { DEFAULT_SHARD_COUNT, shardIdPrefix } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
 import { InboxWrites } from '../relay/inbox-writes.js';
@@ -104,7 +104,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           timers: realTimers,
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
-          build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
+          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, unreleased) }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
