@@ -69,6 +69,7 @@ export class FakeRelay {
           if (relay.holder?.node === node && relay.holder.token === token) relay.holder = undefined;
         }),
       loadTickets: () => call(() => relay.storedTickets()),
+      inboxEnd: () => call(() => String(relay.inbox.at(-1)?.id ?? '0-0')),
       claimPending: (minIdleMs) =>
         call(() => {
           const entries: InboxEntry[] = [];
@@ -200,6 +201,7 @@ export function killedAfter(store: OwnerStore, limit: number): OwnerStore & { re
     renew: gate((token: number) => store.renew(token)),
     release: gate((token: number) => store.release(token)),
     loadTickets: gate(() => store.loadTickets()),
+    inboxEnd: gate(() => store.inboxEnd()),
     claimPending: gate((minIdleMs: number, cursor: string) => store.claimPending(minIdleMs, cursor)),
     readInbox: gate((count: number, blockMs: number) => store.readInbox(count, blockMs)),
     keptAnswers: gate((ticketIds: readonly string[]) => store.keptAnswers(ticketIds)),

@@ -47,6 +47,7 @@ function killable(store: OwnerStore) {
     renew: alive((token: number) => store.renew(token)),
     release: alive((token: number) => store.release(token)),
     loadTickets: alive(() => store.loadTickets()),
+    inboxEnd: alive(() => store.inboxEnd()),
     claimPending: alive((minIdleMs: number, cursor: string) => store.claimPending(minIdleMs, cursor)),
     readInbox: alive((count: number, blockMs: number) => store.readInbox(count, blockMs)),
     keptAnswers: alive((ticketIds: readonly string[]) => store.keptAnswers(ticketIds)),

@@ -67,12 +67,6 @@ type SeatListener = RelayListener | LocalCall;
 
 /** Inbox entries read at a time. */
 const READ_COUNT = 500;
-/**
- * How long into a term relayed finds are checked against the assignments an earlier owner kept:
- * a find a gateway queued before that owner assigned the ticket can be read only now, and this
- * core does not know the ticket was answered (leases, so a backlog read at the takeover is covered).
- */
-const REPLAYED_FINDS_LEASES = 3;
 
 /** The registry's refusal of a factory no connected server serves (src/factories/factory-registry.ts). */
 const NO_SERVER = /^no connected game server serves /;
@@ -112,7 +106,12 @@ export class MatcherSeat implements Answering, LocalAnswering {
    */
   private newestRead: string | undefined;
   /** When this seat's term began (its clock): relayed finds are checked for kept assignments for a while after. */
-  private termBegan = 0;
+  /**
+   * The inbox's newest entry when this term began: a find queued up to there may copy one an
+   * earlier owner answered since (a gateway checks the kept assignment as it queues a find, in
+   * the same script), so it is read against the kept assignments, however late in the term.
+   */
+  private inboxAtTerm = '0-0';
   /** Kept assignments of the finds being applied, read before them (a young term, or requests claimed late). */
   private keptNow: ReadonlyMap<string, OutMessage | undefined> | undefined;
   /** The requests being applied were claimed from an earlier owner's pending ones. */
@@ -331,8 +330,9 @@ export class MatcherSeat implements Answering, LocalAnswering {
   private async takeSeat(token: number): Promise<void> {
     this.token = token;
     this.lastRenewed = this.options.now();
-    this.termBegan = this.lastRenewed;
     this.serversMayReconnect();
+    this.inboxAtTerm = await this.store.inboxEnd();
+    if (this.token !== token) return;
     const restored = await this.store.loadTickets();
     if (this.token !== token) return;
     const store: TicketStore = {
@@ -473,15 +473,15 @@ export class MatcherSeat implements Answering, LocalAnswering {
   }
 
   /**
-   * The kept assignments of the finds in `entries` when they may replay a find an earlier owner
-   * answered (early in this term, or claimed late from that owner): one read for the batch. A
-   * gateway checks a ticket's kept assignment as it queues the find, but one queued before the
-   * assignment and read only after the owner changed reached the new core as a new ticket, and its
-   * player was seated twice. Undefined otherwise, or when the read fails (then as before).
+   * The kept assignments of the finds in `entries` that may replay a find an earlier owner
+   * answered (queued before this term began, or claimed late from that owner): one read for the
+   * batch. A gateway checks a ticket's kept assignment as it queues the find, but one queued
+   * before the assignment and read only after the owner changed reached the new core as a new
+   * ticket, and its player was seated twice. Undefined when there are none, or when the read
+   * fails (then as before).
    */
   private async keptOfReplayedFinds(entries: readonly InboxEntry[], late: boolean): Promise<ReadonlyMap<string, OutMessage | undefined> | undefined> {
-    if (!late && this.options.now() - this.termBegan > REPLAYED_FINDS_LEASES * this.options.leaseMs) return undefined;
-    const ids = entries.flatMap((e) => (e.message.k === 'find' ? [e.message.request.ticketId] : []));
+    const ids = entries.flatMap((e) => (e.message.k === 'find' && (late || compareEntryIds(e.id, this.inboxAtTerm) <= 0) ? [e.message.request.ticketId] : []));
     if (ids.length === 0) return undefined;
     try {
       const kept = await this.store.keptAnswers(ids);

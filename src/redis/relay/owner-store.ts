@@ -37,6 +37,8 @@ export interface OwnerStore {
   release(token: number): Promise<void>;
   /** The waiting tickets the last owner stored. */
   loadTickets(): Promise<TicketRecord[]>;
+  /** The id of the newest request in the inbox now ('0-0' when it is empty): what was queued before this term. */
+  inboxEnd(): Promise<string>;
   /** Requests an owner read and never acknowledged, idle `minIdleMs` or more, now this node's; page by `cursor` ('0-0' first, and when done). */
   claimPending(minIdleMs: number, cursor: string): Promise<{ readonly next: string; readonly entries: readonly InboxEntry[] }>;
   /** New requests, waiting up to `blockMs` for some. */
@@ -89,6 +91,11 @@ export class RedisOwnerStore implements OwnerStore {
   async loadTickets(): Promise<TicketRecord[]> {
     const all = await this.client.hgetall(this.keys.tickets);
     return Object.values(all).map((json) => decode(json) as unknown as TicketRecord);
+  }
+
+  async inboxEnd(): Promise<string> {
+    const [newest] = (await this.client.xrevrange(this.keys.inbox, '+', '-', 'COUNT', 1)) as StreamEntry[];
+    return newest?.[0] ?? '0-0';
   }
 
   async claimPending(minIdleMs: number, cursor: string) {
