@@ -10,6 +10,7 @@ import type { GatewayStore, OutEntry } from './gateway-store.js';
 import { compareEntryIds } from './entry-ids.js';
 import { checkKept } from './kept-check.js';
 import { fromWire, redisUnavailable, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { RecentIds } from '../../collections/recent-ids.js';
 
 interface PendingCancel {
   readonly resolve: (cancelled: boolean) => void;
@@ -69,7 +70,7 @@ export class RelayGateway implements CoordinatorCommands {
   private readonly cancels = new Map<number, PendingCancel>();
   private lastCancel = 0;
   /** Connections the owner was told are gone (server id and connection number), oldest first. */
-  private readonly toldGone = new Set<string>();
+  private readonly toldGone = new RecentIds(TOLD_GONE_KEPT);
   /** Servers to announce again once this tick's late orders are in. */
   private readonly announceAgain = new Set<string>();
 
@@ -330,7 +331,6 @@ export class RelayGateway implements CoordinatorCommands {
     const key = `${serverId}\u0000${conn}`;
     if (this.toldGone.has(key)) return;
     this.toldGone.add(key);
-    if (this.toldGone.size > TOLD_GONE_KEPT) this.toldGone.delete(this.toldGone.values().next().value!);
     this.log.info({ serverId, conn, current, order }, 'relay: an order for a closed server connection was not sent; the owner is told the connection is gone');
     this.send({ k: 'bye', node: this.nodeId, serverId, conn });
   }
