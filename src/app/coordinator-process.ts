@@ -141,9 +141,15 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
           log: options.log,
           registry: metrics.registry,
           apply: (next): ReloadOutcome => {
+            const plan = planReload(reloader!.config, next, []);
+            // A sharded node runs a core per shard it owns: each takes the file, or none does.
+            if (node?.reload) {
+              if (!plan.ok) return { refused: plan.problems };
+              const outcome = node.reload(next);
+              return 'refused' in outcome || outcome.changes.length > 0 ? outcome : { changes: plan.changes };
+            }
             const core = currentCore();
             if (core) return core.reload(next);
-            const plan = planReload(reloader!.config, next, []);
             return plan.ok ? { changes: plan.changes } : { refused: plan.problems };
           },
         });

@@ -112,6 +112,11 @@ export class CoreHost implements CoordinatorCommands {
     return 'refused' in step ? { refused: step.refused } : { changes: step.changes };
   }
 
+  /** Why `config` would be refused (empty: it would apply); changes nothing. */
+  reloadProblems(config: CoordinatorConfig): readonly string[] {
+    return this.core.reloadProblems(config);
+  }
+
   beginShutdown(): void {
     this.apply(this.core.beginShutdown(this.parts.now()));
   }

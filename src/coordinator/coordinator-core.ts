@@ -241,6 +241,11 @@ export class CoordinatorCore {
     return { ...this.end(), ...outcome };
   }
 
+  /** Why `next` would be refused now (empty: it would apply); a query, nothing changes. A node running several cores asks each before it reloads any. */
+  reloadProblems(next: CoordinatorConfig): readonly string[] {
+    return this.reloads.check(next).problems;
+  }
+
   // ---------------------------------------------------------------- time and answers from the edge
 
   /** The clock reached `at`: every deadline due by then falls, earliest first, each at its own time. */

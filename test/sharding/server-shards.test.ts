@@ -144,4 +144,15 @@ describe('a game server split over the shards it hosts', () => {
     expect(split.route({ kind: 'gameCreated', requestId: 's7.z', gameId: 'h' })[0]![0]).toBe(2);
     expect(split.slots().used.size).toBe(0);
   });
+
+  it('a reload that gives the server factories in more shards: it hosts them with no slot until the grant loop apportions it again', () => {
+    const split = new ServerShards(hello(4), [2, 5], shardOf);
+    expect(split.host([5, 9, 1])).toEqual([9, 1]);
+    expect(split.shards).toEqual([1, 2, 5, 9]);
+    expect(split.helloOf(9).capacity.maxGames).toBe(0);
+    expect(split.host([9])).toEqual([]);
+    // The next round of the grant loop shares the 4 slots (2 and 2 until now) over all four shards.
+    expect(split.regranted(new Map([[1, 1], [2, 1], [5, 1], [9, 1]])).map(([shard]) => shard)).toEqual([1, 2, 5, 9]);
+    expect(split.helloOf(9).capacity.maxGames).toBe(1);
+  });
 });

@@ -76,8 +76,8 @@ export class ServerShards {
 
   constructor(
     private readonly hello: ServerHello,
-    /** The shards with a factory this server can host, ascending. */
-    readonly shards: readonly number[],
+    /** The shards with a factory this server can host, ascending (a reload may add more: `host`). */
+    private hosted: readonly number[],
     private readonly shardOf: (factory: string) => number,
     private readonly now: () => number = Date.now,
     /** Each shard's demand now (the node's latest read); absent: the slots are split evenly. */
@@ -103,6 +103,21 @@ export class ServerShards {
 
   get serverId(): string {
     return this.hello.serverId;
+  }
+
+  get shards(): readonly number[] {
+    return this.hosted;
+  }
+
+  /**
+   * A reload made factories this server can host in shards it did not host: from now on it hosts
+   * them too, with no slot until the grant loop's next round apportions the server again (a slot
+   * taken from another shard only after its owner was told, as always).
+   */
+  host(more: readonly number[]): number[] {
+    const added = more.filter((shard) => !this.hosted.includes(shard));
+    if (added.length > 0) this.hosted = [...this.hosted, ...added].sort((a, b) => a - b);
+    return added;
   }
 
   /** What the grant loop reads of this server (stale creations stop holding slots here). */

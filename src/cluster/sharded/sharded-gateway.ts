@@ -53,6 +53,8 @@ interface HeldTicket {
 }
 
 interface Connection {
+  /** The server's own hello (what it may host, should a reload make more factories). */
+  readonly hello: ServerHello;
   readonly channel: ServerChannel;
   readonly shards: ServerShards;
   /** The channel each shard was given (its orders are recorded on the way to the server). */
@@ -76,7 +78,7 @@ interface Connection {
  * term ends (`moved`: to the next owner through the relay).
  */
 export class ShardedGateway implements CoordinatorCommands {
-  private readonly registry: FactoryRegistry<null>;
+  private registry: FactoryRegistry<null>;
   /** Tickets of this node's calls, by id: their shard and the listener the shard was given, for cancel and abandon. */
   private readonly tickets = new Map<string, HeldTicket>();
   private readonly servers = new Map<string, Connection>();
@@ -102,6 +104,24 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly local?: (shard: number) => LocalSeat | undefined,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
+  }
+
+  /** A reload's templates, for the finds and hellos from now on, and for the servers connected here. */
+  setTemplates(templates: readonly FactoryTemplate[]): void {
+    this.registry = new FactoryRegistry(templates, () => null);
+    // A connected server that can now host factories of shards it did not is announced to them
+    // (each core already serves a connected server's new factories in shards it knew it in).
+    for (const connection of this.servers.values()) {
+      const { hello } = connection;
+      const hostable = this.registry.hostable(hello.attributes, hello.templates).map((i) => this.shardOf(i.name));
+      for (const shard of connection.shards.host([...new Set(hostable)])) {
+        try {
+          this.attach(connection, shard, connection.shards.helloOf(shard));
+        } catch (error) {
+          this.log.warn({ serverId: hello.serverId, shard, error: (error as Error).message }, 'sharded gateway: a server was not announced to a shard a reload gave it');
+        }
+      }
+    }
   }
 
   shardOf(factory: string): number {
@@ -206,61 +226,67 @@ export class ShardedGateway implements CoordinatorCommands {
     const shardIds = [...new Set(hostable.map((f) => this.shardOf(f)))].sort((a, b) => a - b);
     this.servers.get(hello.serverId)?.channel.close(new MatchmakingError('ABORTED', `replaced by a newer connection of server ${hello.serverId}`));
     const shards = new ServerShards(hello, shardIds, (f) => this.shardOf(f), Date.now, () => this.demandNow);
-    const connection: Connection = { channel, shards, parts: new Map(), here: new Set() };
+    const connection: Connection = { hello, channel, shards, parts: new Map(), here: new Set() };
     this.servers.set(hello.serverId, connection);
-    const current = () => this.servers.get(hello.serverId) === connection;
     for (const [shard, shardHello] of shards.hellos()) {
-      // The term of this node's seat ended: the shard's next owner is told through the relay, once.
-      const moved = (ended: string) => {
-        if (!current() || !connection.here.delete(shard)) return;
-        const relay = this.shards[shard]!;
-        try {
-          if (relay.adoptServer) relay.adoptServer(shards.helloOf(shard), part, ended);
-          else relay.connectServer(shards.helloOf(shard), part);
-        } catch (error) {
-          part.close(error as MatchmakingError);
-        }
-      };
-      // In process when this node's seat serves the shard: no inbox, no out stream.
-      const here = (shardHello: ServerHello): boolean => {
-        const seat = this.local?.(shard);
-        if (!seat?.serving) return false;
-        connection.here.add(shard);
-        seat.connectHere(shardHello, part, moved);
-        return true;
-      };
-      // `reannounce`: when the shard's owner changes, its gateway tells the new owner of the
-      // server with this hello (the shard's games as the server's events left them), so the
-      // server's stream, and the other shards' view of it, stay as they are. When the new owner
-      // is this node's seat, it is told in process instead (undefined: the relay lets it go).
-      const part: ServerChannel & { reannounce(): ServerHello | undefined } = {
-        reannounce: () => {
-          // Held by this node's seat: when its term ends, `moved` tells the next owner.
-          if (connection.here.has(shard)) return undefined;
-          const shardHello = shards.helloOf(shard);
-          return current() && here(shardHello) ? undefined : shardHello;
-        },
-        send: (order) => {
-          if (this.servers.get(hello.serverId) !== connection) return;
-          const refused = shards.ordered(shard, order);
-          if (refused) return void queueMicrotask(() => current() && this.toShard(connection, shard, refused));
-          channel.send(order);
-        },
-        close: (error) => {
-          if (this.servers.get(hello.serverId) !== connection) return;
-          this.disconnectServer(hello.serverId, channel);
-          channel.close(error);
-        },
-      };
-      connection.parts.set(shard, part);
       try {
-        if (!here(shardHello)) this.shards[shard]!.connectServer(shardHello, part);
+        this.attach(connection, shard, shardHello);
       } catch (error) {
         this.disconnectServer(hello.serverId, channel);
         throw error;
       }
     }
     return hostable;
+  }
+
+  /** The server announced to one shard: in process when this node's seat serves it, else through its relay. */
+  private attach(connection: Connection, shard: number, shardHello: ServerHello): void {
+    const { hello, channel, shards } = connection;
+    const current = () => this.servers.get(hello.serverId) === connection;
+    // The term of this node's seat ended: the shard's next owner is told through the relay, once.
+    const moved = (ended: string) => {
+      if (!current() || !connection.here.delete(shard)) return;
+      const relay = this.shards[shard]!;
+      try {
+        if (relay.adoptServer) relay.adoptServer(shards.helloOf(shard), part, ended);
+        else relay.connectServer(shards.helloOf(shard), part);
+      } catch (error) {
+        part.close(error as MatchmakingError);
+      }
+    };
+    // In process when this node's seat serves the shard: no inbox, no out stream.
+    const here = (shardHello: ServerHello): boolean => {
+      const seat = this.local?.(shard);
+      if (!seat?.serving) return false;
+      connection.here.add(shard);
+      seat.connectHere(shardHello, part, moved);
+      return true;
+    };
+    // `reannounce`: when the shard's owner changes, its gateway tells the new owner of the
+    // server with this hello (the shard's games as the server's events left them), so the
+    // server's stream, and the other shards' view of it, stay as they are. When the new owner
+    // is this node's seat, it is told in process instead (undefined: the relay lets it go).
+    const part: ServerChannel & { reannounce(): ServerHello | undefined } = {
+      reannounce: () => {
+        // Held by this node's seat: when its term ends, `moved` tells the next owner.
+        if (connection.here.has(shard)) return undefined;
+        const shardHello = shards.helloOf(shard);
+        return current() && here(shardHello) ? undefined : shardHello;
+      },
+      send: (order) => {
+        if (!current()) return;
+        const refused = shards.ordered(shard, order);
+        if (refused) return void queueMicrotask(() => current() && this.toShard(connection, shard, refused));
+        channel.send(order);
+      },
+      close: (error) => {
+        if (!current()) return;
+        this.disconnectServer(hello.serverId, channel);
+        channel.close(error);
+      },
+    };
+    connection.parts.set(shard, part);
+    if (!here(shardHello)) this.shards[shard]!.connectServer(shardHello, part);
   }
 
   disconnectServer(serverId: string, channel: ServerChannel): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CorePlace } from '../../app/build-core.js';
+import type { ReloadOutcome } from '../../coordinator/config-reload.js';
 import type { CoreHost } from '../../app/core-host.js';
 import type { CoordinatorConfig } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
@@ -38,6 +39,11 @@ export interface RedisNode {
   readonly view: CoordinatorView;
   /** The core this node runs, while it owns the matcher. */
   core(): CoreHost | undefined;
+  /**
+   * A reload of the node's file, applied to every core the node runs, whole or refused whole.
+   * Absent: the process reloads `core()` (the relay's one matcher).
+   */
+  reload?(next: CoordinatorConfig): ReloadOutcome;
   /** QueryStats and the operator page's figures for the whole cluster (src/redis/stats). */
   readonly stats?: ClusterStatsPort;
   /** Called with true when Redis is reachable, false when not (health SERVING / NOT_SERVING). */

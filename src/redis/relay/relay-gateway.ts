@@ -58,7 +58,7 @@ export class RelayGateway implements CoordinatorCommands {
   /** Each server's stream here, the connection number the owner knows it by, and the first one this stream was announced with. */
   private readonly servers = new Map<string, { readonly channel: ServerChannel; readonly conn: number; readonly since: number }>();
   private connections = 0;
-  private readonly registry: FactoryRegistry<null>;
+  private registry: FactoryRegistry<null>;
   private running = true;
   private loop: Promise<void> = Promise.resolve();
   private fence: string | null | undefined;
@@ -87,6 +87,11 @@ export class RelayGateway implements CoordinatorCommands {
     private readonly readBlockMs = 1000,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
+    this.registry = new FactoryRegistry(templates, () => null);
+  }
+
+  /** A reload's templates, for the finds and hellos from now on (a server connected before keeps the factories it was given). */
+  setTemplates(templates: readonly FactoryTemplate[]): void {
     this.registry = new FactoryRegistry(templates, () => null);
   }
 

@@ -172,7 +172,9 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   client.on('reconnecting', () => report(false));
   options.log.info({ node: nodeId, redis: options.url, leaseMs, shards: shardCount }, 'joined the sharded cluster');
   const anyCore = () => cores.values().next().value;
-  const view = new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory), () => options.config.templates);
+  // The templates a reload set (every core of this node runs them; the next core is built with them by the process).
+  let templates = options.config.templates;
+  const view = new ShardsView(() => new Map([...cores].map(([shard, core]) => [shard, core.view])), (factory) => router.shardOf(factory), () => templates);
   // QueryStats and the operator page on any node: each factory's shard owner answers for it.
   const stats = await startClusterStats({
     client,
@@ -184,7 +186,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       ownerOf: (factory) => keeper.holders()[router.shardOf(factory)],
       owners: () => keeper.holders().filter((n) => n !== undefined),
     },
-    templates: () => options.config.templates,
+    templates: () => templates,
     log: options.log,
     shards: { count: shardCount, owned: () => [...cores.keys()], of: (factory) => router.shardOf(factory), since: (shard) => coresSince.get(shard) ?? 0, settleMs: 2 * leaseMs },
   });
@@ -194,6 +196,22 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     view,
     core: anyCore,
     stats,
+    reload(next) {
+      // Every shard this node runs takes the file, or none does: each core is asked first.
+      const running = [...cores.values()];
+      const refused = [...new Set(running.flatMap((core) => core.reloadProblems(next)))];
+      if (refused.length > 0) return { refused };
+      const changes = new Set<string>();
+      for (const core of running) {
+        const outcome = core.reload(next);
+        if ('refused' in outcome) return outcome; // cannot happen: asked just now, in the same turn
+        for (const change of outcome.changes) changes.add(change);
+      }
+      templates = next.templates;
+      router.setTemplates(next.templates);
+      for (const gateway of gateways) gateway.setTemplates(next.templates);
+      return { changes: [...changes] };
+    },
     onHealth(listener) {
       healthListeners.push(listener);
       listener(client.status === 'ready');
