@@ -39,6 +39,11 @@ export class NodeProcess {
     return this.output;
   }
 
+  /** False once the process has exited (or was killed). */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   matchmaker(): MatchmakerClient {
     return new MatchmakerClient(this.address, credentials.createInsecure());
   }
