@@ -1,0 +1,69 @@
+/**
+ * The relay mode's resume and ghost-server cases (multi-node.test.ts), on sharded nodes (the
+ * default with --redis): a client resuming on another node keeps its place, and a node killed
+ * with a game server that never comes back has its creations moved at the heartbeat lapse.
+ */
+import { describe, expect, it } from 'vitest';
+import { GameServerConnection } from '../support/game-server-connection.js';
+import { until } from '../support/until.js';
+import { PARTITION, find, retried, server } from './cluster-fixture.js';
+import { ownedShards } from './shard-log.js';
+import { hasRedis, shardedProcesses } from './sharded-processes.js';
+
+describe('sharded nodes: resume and a ghost server', () => {
+  const cluster = shardedProcesses();
+  const twoNodes = async () => {
+    const a = await cluster.start();
+    await until(() => ownedShards(a.log).size === 64, 20_000, 'a takes every shard');
+    const b = await cluster.start();
+    await until(() => ownedShards(b.log).size === 32 && ownedShards(a.log).size === 32, 20_000, 'the shards spread 32/32');
+    return { a, b };
+  };
+
+  it('a client resumes on another node with the same ticket id: its assignment, or its place', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const { a, b } = await twoNodes();
+    const [clientA, clientB] = [a.matchmaker(), b.matchmaker()];
+    // A server without a free slot: the ticket waits in line. Its stream on B ends (as if B died); it resumes on A.
+    const s = server(a.address, 's1', 0);
+    cluster.onClose(() => (clientA.close(), clientB.close(), s.close()));
+    await s.connect();
+    const abort = new AbortController();
+    const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    const resumed = find(clientA, 'r1');
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort();
+    await waiting;
+    s.setCapacity(4);
+    const { assignment: assigned, queued } = await resumed;
+    expect(assigned.serverId).toBe('s1');
+    expect(queued[0]?.position).toBe(1); // its place, not a new one
+    // Asked again on B after the assignment: the same assignment.
+    expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
+  }, 60_000);
+
+  it('kill -9 of a node whose server never comes back: the ghost leaves at the heartbeat lapse, its creations move, nothing lost or doubled', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const { a, b } = await twoNodes();
+    // s1, on B, takes creations and never confirms them: they are in flight when B dies.
+    const ghost = new GameServerConnection(b.address, { serverId: 's1', endpoint: 's1:7777', attributes: { ...PARTITION }, templates: ['diablo'], maxGames: 4 }, { decide: () => 'ignore' });
+    const client = a.matchmaker();
+    cluster.onClose(() => (client.close(), ghost.close()));
+    await ghost.connect();
+    const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    const first = ids.slice(0, 8).map((id) => find(client, id));
+    await retried(async () => expect(ghost.orders.filter((o) => o.order?.$case === 'createGame').length).toBeGreaterThanOrEqual(2), 10_000);
+    const s2 = server(a.address, 's2', 3);
+    cluster.onClose(() => s2.close());
+    await s2.connect();
+    b.signal('SIGKILL');
+    const results = await Promise.all([...first, ...ids.slice(8).map((id) => find(client, id))]);
+    expect(results.map((r) => r.assignment.serverId)).toEqual(ids.map(() => 's2'));
+    const games = [...s2.games.values()];
+    expect(games.map((g) => g.players.size).filter((n) => n > 4)).toEqual([]);
+    expect(games.flatMap((g) => [...g.players]).sort()).toEqual(ids.map((id) => `p-${id}`).sort());
+    // Taken back at the lapse, not after the ghost's confirm timeout.
+    expect(a.log).not.toMatch(/did not confirm a creation in time/);
+  }, 60_000);
+});
