@@ -51,6 +51,8 @@ export interface CorePlace {
   readonly afterStep?: () => void;
   /** For this long after the start, finds for a factory no server serves yet wait for one (a new owner's servers are reconnecting). */
   readonly awaitServersMs?: number;
+  /** The factories this core runs (a shard's); absent: every factory its servers can host. */
+  readonly serves?: (factory: string) => boolean;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -85,6 +87,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
       solving: { offloadAtTickets: environment.workers ? WORKER_BATCH_MIN_TICKETS : undefined },
       storeInFlight: place.storeInFlight,
       awaitServersUntil: place.awaitServersMs === undefined ? undefined : environment.now() + place.awaitServersMs,
+      serves: place.serves,
     },
     place.restored,
     environment.now(),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CoreHost } from '../../app/core-host.js';
 import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
 import { realTimers } from '../../coordinator/ports.js';
-import { DEFAULT_SHARD_COUNT } from '../../sharding/index.js';
+import { DEFAULT_SHARD_COUNT, shardOfFactory } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
 import { InboxWrites } from '../relay/inbox-writes.js';
@@ -83,6 +83,13 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
+  // A shard's core runs only its own shard's factories (memoised: a SHA-256 each).
+  const shardOfName = new Map<string, number>();
+  const shardOf = (factory: string): number => {
+    let shard = shardOfName.get(factory);
+    if (shard === undefined) shardOfName.set(factory, (shard = shardOfFactory(factory, shardCount)));
+    return shard;
+  };
   const cores = new Map<number, CoreHost>();
   /** When each shard's core was built (or dropped) here: a new core hears of the game servers in the moments after. */
   const coresSince = new Map<number, number>();
@@ -104,7 +111,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           timers: realTimers,
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
-          build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased) }),
+          build: (place) => options.build({ ...place, players: releasedAfterCommit(made, claims, unreleased), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
