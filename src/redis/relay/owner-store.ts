@@ -65,13 +65,27 @@ export class RedisOwnerStore implements OwnerStore {
     /** How long an assignment is kept for a client resuming on another node (the ticket TTL). */
     private readonly assignmentKeptMs: number,
     private readonly keys: RelayKeys,
+    /** Where the step's commits and kept reads go (a sharded node's seats share one auto-pipelined connection). */
+    private readonly writer: RedisClient,
   ) {}
 
-  /** `keys`: the single matcher's relay (default) or one shard's. */
-  static async open(client: RedisClient, reader: RedisClient, nodeId: string, leaseMs: number, assignmentKeptMs: number, keys: RelayKeys = relayKeys): Promise<RedisOwnerStore> {
+  /**
+   * `keys`: the single matcher's relay (default) or one shard's. `writer`: the connection for
+   * commits and kept reads, the client's by default; one whose every command is auto-pipelined
+   * keeps them in order (ioredis sends some commands, MULTI among them, at once: never mix).
+   */
+  static async open(
+    client: RedisClient,
+    reader: RedisClient,
+    nodeId: string,
+    leaseMs: number,
+    assignmentKeptMs: number,
+    keys: RelayKeys = relayKeys,
+    writer: RedisClient = client,
+  ): Promise<RedisOwnerStore> {
     const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, () => ({ lease: keys.lease, fence: keys.fence }));
     await createGroup(client, keys);
-    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs, keys);
+    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs, keys, writer);
   }
 
   acquire(): Promise<LeaseAnswer> {
@@ -111,13 +125,13 @@ export class RedisOwnerStore implements OwnerStore {
 
   async keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]> {
     // One slot (the shard's tag): one MGET, a Redis Cluster included.
-    const kept = await this.client.mget(...ticketIds.map((id) => this.keys.assigned(id)));
+    const kept = await this.writer.mget(...ticketIds.map((id) => this.keys.assigned(id)));
     return kept.map((k) => (k === null ? undefined : decode<OutMessage>(k)));
   }
 
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
     const { keys, args } = this.commitOf(writes);
-    const code = await runBatchScript<number>(this.client, 'gfRelayCommit', keys, [token, OWNER_GROUP, OUT_KEPT_MS, this.assignmentKeptMs, ...args]);
+    const code = await runBatchScript<number>(this.writer, 'gfRelayCommit', keys, [token, OWNER_GROUP, OUT_KEPT_MS, this.assignmentKeptMs, ...args]);
     return code === -1 ? 'refused' : 'written';
   }
 

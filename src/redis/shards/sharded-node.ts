@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { CoreHost } from '../../app/core-host.js';
 import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
 import { realTimers } from '../../coordinator/ports.js';
@@ -40,6 +41,13 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     const c = (client as { duplicate(): RedisClient }).duplicate();
     c.on('error', () => undefined);
     await waitReady(c, options.log, options.url);
+    return c;
+  };
+  const pipelined = async (): Promise<RedisClient> => {
+    const c = (client as Redis).duplicate({ enableAutoPipelining: true });
+    c.on('error', () => undefined);
+    await waitReady(c, options.log, options.url);
+    await defineScripts(c);
     return c;
   };
   const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
@@ -90,6 +98,10 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     if (shard === undefined) shardOfName.set(factory, (shard = shardOfFactory(factory, shardCount)));
     return shard;
   };
+  // Every seat's commits and kept reads on one connection that auto-pipelines them (one Redis
+  // only): a tick's commits of many shards, and those issued while the last batch is answered,
+  // go out in one write instead of one each. Only these go on it, so its order is theirs.
+  const seatWrites = client.isCluster ? client : await pipelined();
   const cores = new Map<number, CoreHost>();
   /** When each shard's core was built (or dropped) here: a new core hears of the game servers in the moments after. */
   const coresSince = new Map<number, number>();
@@ -102,7 +114,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       seat = (async () => {
         const reader = await duplicate();
         readers.push(reader);
-        const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard));
+        const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard), seatWrites);
         const made: MatcherSeat = new MatcherSeat(store, {
           nodeId,
           leaseMs,
@@ -214,6 +226,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       await answers?.close();
       await Promise.all(gateways.map((g) => g.close()));
       for (const reader of readers) reader.disconnect();
+      if (seatWrites !== client) seatWrites.disconnect();
       await heartbeat.stop();
       client.disconnect();
     },
