@@ -3,7 +3,7 @@ import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
-import { decode, encode, stringifyWithMaps, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { decode, decodeEntry, decodeRecord, encode, encodeRecord, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { OWNER_GROUP, relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One request in the owner's inbox, with its stream id (what acknowledges it). */
@@ -102,7 +102,7 @@ export class RedisOwnerStore implements OwnerStore {
 
   async loadTickets(): Promise<TicketRecord[]> {
     const all = await this.client.hgetall(this.keys.tickets);
-    return Object.values(all).map((json) => decode(json) as unknown as TicketRecord);
+    return Object.values(all).map(decodeRecord);
   }
 
   async claimPending(minIdleMs: number, cursor: string) {
@@ -190,10 +190,7 @@ async function createGroup(client: RedisClient, keys: RelayKeys): Promise<void> 
 }
 
 function inboxEntry([id, fields]: StreamEntry): InboxEntry {
-  return { id, message: decode<InboxMessage>(fields[1]!) };
+  return { id, message: decodeEntry<InboxMessage>(fields[1]) };
 }
 
-/** A record as JSON that keeps Maps (the request's attributes), as the codec does. */
-export function encodeRecord(record: TicketRecord): string {
-  return stringifyWithMaps(record);
-}
+export { encodeRecord } from './relay-codec.js';
