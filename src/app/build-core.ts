@@ -53,6 +53,8 @@ export interface CorePlace {
   readonly awaitServersMs?: number;
   /** Before every id this core makes: a shard's owner tags its creations with its shard (src/sharding/creation-ids.ts). */
   readonly idPrefix?: string;
+  /** The factories this core runs (a shard's); absent: every factory its servers can host. */
+  readonly serves?: (factory: string) => boolean;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -87,6 +89,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
       solving: { offloadAtTickets: environment.workers ? WORKER_BATCH_MIN_TICKETS : undefined },
       storeInFlight: place.storeInFlight,
       awaitServersUntil: place.awaitServersMs === undefined ? undefined : environment.now() + place.awaitServersMs,
+      serves: place.serves,
     },
     place.restored,
     environment.now(),

@@ -47,6 +47,12 @@ export interface CoreOptions {
    * refused FAILED_PRECONDITION: a new matcher owner's servers re-announce within moments.
    */
   readonly awaitServersUntil?: number;
+  /**
+   * The factories this core runs, of all a server can host: a shard's core runs its own shard's
+   * only, so a server's hello instantiates those and not every shard's (a node of 64 shards made
+   * 64 matchers per factory). Absent: all.
+   */
+  readonly serves?: (factory: string) => boolean;
 }
 
 /** A find's step; `refused` is the answer to a request that can never succeed as asked. */
@@ -128,7 +134,7 @@ export class CoordinatorCore {
       climbClock: options.solving?.climbClock ?? (() => performance.now()),
       offloadAtTickets: options.solving?.offloadAtTickets,
     };
-    this.registry = new FactoryRegistry(config.templates, (identity) => runtimeFor(identity, ctx, solving, ladders, ratings));
+    this.registry = new FactoryRegistry(config.templates, (identity) => runtimeFor(identity, ctx, solving, ladders, ratings), options.serves);
     const placement = new Placement(config.placement.policy);
     this.book = new TicketBook(ctx);
     this.roster = new ServerRoster(ctx);

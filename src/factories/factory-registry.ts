@@ -45,6 +45,11 @@ export class FactoryRegistry<T> {
     templates: readonly FactoryTemplate[],
     /** Builds the per-factory state (its matcher) when the factory is instantiated. */
     private readonly instantiate: (identity: FactoryIdentity) => T,
+    /**
+     * The factories this registry serves, of all a server can host (a shard's core: its own
+     * shard's). Absent: all of them.
+     */
+    private readonly serves?: (name: string) => boolean,
   ) {
     this.setTemplates(templates);
   }
@@ -100,7 +105,8 @@ export class FactoryRegistry<T> {
         partitions = partitions.flatMap((p) => values.map((v) => new Map(p).set(axis.key, v)));
       }
       for (const partition of partitions) {
-        result.push({ name: factoryName(template, partition), template, partition });
+        const name = factoryName(template, partition);
+        if (this.serves === undefined || this.serves(name)) result.push({ name, template, partition });
       }
     }
     return result;

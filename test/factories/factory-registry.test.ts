@@ -47,6 +47,13 @@ describe('factory instantiation', () => {
     expect(r.unknownTemplates(['duel', 'chess'])).toEqual(['chess']);
   });
 
+  it('offers only the factories it serves (a shard\'s core), of all a server can host', () => {
+    const r = new FactoryRegistry(config.templates, () => null, (name) => name.includes('hardcore=true'));
+    const names = r.hostable(attrs({ version: s('v201') }), []).map((f) => f.name);
+    expect(names).toHaveLength(3);
+    expect(names.every((n) => n.includes('hardcore=true'))).toBe(true);
+  });
+
   it('instantiates on demand, reference-counts servers, and drains when the last leaves', () => {
     const { r, built } = registry();
     const a = r.hostable(attrs({ version: s('v201') }), ['duel']);

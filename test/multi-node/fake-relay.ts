@@ -3,7 +3,7 @@ import type { LeaseAnswer } from '../../src/redis/factory-lease.js';
 import type { GatewayStore, OutEntry } from '../../src/redis/relay/gateway-store.js';
 import type { InboxEntry, OwnerStore, OwnerWrite } from '../../src/redis/relay/owner-store.js';
 import { encodeRecord } from '../../src/redis/relay/owner-store.js';
-import { decode, encode, type InboxMessage, type OutMessage } from '../../src/redis/relay/relay-codec.js';
+import { decode, decodeRecord, encode, type InboxMessage, type OutMessage } from '../../src/redis/relay/relay-codec.js';
 
 /**
  * The relay's Redis state in memory, with the semantics the relay relies on: a lease with a
@@ -34,7 +34,7 @@ export class FakeRelay {
 
   /** The stored tickets as an owner taking over would read them. */
   storedTickets(): TicketRecord[] {
-    return [...this.tickets.values()].map((json) => decode(json) as unknown as TicketRecord);
+    return [...this.tickets.values()].map(decodeRecord);
   }
 
   owner(node: string, leaseMs: number): OwnerStore {

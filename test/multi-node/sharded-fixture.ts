@@ -10,7 +10,7 @@ import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
 import { releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
-import { shardIdPrefix } from '../../src/sharding/index.js';
+import { shardIdPrefix, shardOfFactory } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
 import { FakeRelay } from './fake-relay.js';
 import { LEASE_MS, Player, settled } from './in-process-cluster.js';
@@ -61,7 +61,14 @@ export class ShardedNode {
           timers,
           ownServersInProcess: !options.relayOnly,
           // As a node does: a release reaches the shared claims once its commit is written.
-          build: (place) => buildCore(CONFIG, environment, { ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined) }),
+          build: (place) =>
+            buildCore(CONFIG, environment, {
+              ...place,
+              idPrefix: shardIdPrefix(shard),
+              players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined),
+              // As a node does: a shard's core runs only its own shard's factories.
+              serves: (factory) => shardOfFactory(factory, relays.length) === shard,
+            }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
           onTermEnded: (token, reason) => this.termsEnded.push({ shard, token, reason }),
         }),

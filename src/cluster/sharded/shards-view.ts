@@ -10,9 +10,10 @@ const RETRY_MS = 1_000;
 
 /**
  * What a node of a sharded cluster shows (metrics, operator page, QueryStats): the cores of the
- * shards it owns, together. Each shard's core knows every factory a server can host but only its
- * own shard's tickets and games, so factories are counted where they belong (their shard's
- * core), tickets and games summed, and a server's per-shard grants added back into one server.
+ * shards it owns, together. Each shard's core runs its own shard's factories, tickets and games
+ * (a core built without that filter, as in tests, knows every factory a server can host: so
+ * factories are still counted only where they belong), tickets and games summed, and a server's
+ * per-shard grants added back into one server.
  * A node that owns no shard shows nothing (its gauges read zero, so Prometheus sums the cluster
  * right) and answers QueryStats UNAVAILABLE. The cluster's answers (any factory, any node) are
  * src/cluster/stats/'s, which ask each owner for this view's answer.

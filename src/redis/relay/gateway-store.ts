@@ -2,7 +2,7 @@ import { runScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead } from '../stream-reply.js';
 import type { InboxWrites } from './inbox-writes.js';
 import type { NodeHeartbeat } from './node-heartbeat.js';
-import { decode, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { decode, decodeEntry, encode, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One answer on this node's out stream, with its stream id (where reading goes on from). */
@@ -80,7 +80,7 @@ export class RedisGatewayStore implements GatewayStore {
       blockMs > 0
         ? await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', blockMs, 'STREAMS', this.keys.out(this.nodeId), after)
         : await this.client.call('XREAD', 'COUNT', 500, 'STREAMS', this.keys.out(this.nodeId), after);
-    return entriesOfRead(reply).map(([id, fields]) => ({ id, message: decode<OutMessage>(fields[1]!) }));
+    return entriesOfRead(reply).map(([id, fields]) => ({ id, message: decodeEntry<OutMessage>(fields[1]) }));
   }
 
   async trimAnswers(id: string): Promise<void> {

@@ -559,6 +559,10 @@ export class MatcherSeat implements Answering, LocalAnswering {
         this.takeEvent(message.serverId, channel, message.event);
         return;
       }
+      case 'unreadable':
+        // Acknowledged with the batch: read again, it would fail again.
+        this.options.log.warn({ entry: id, reason: message.reason }, 'matcher: an inbox entry could not be read; dropped');
+        return;
     }
   }
 

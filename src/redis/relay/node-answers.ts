@@ -2,7 +2,7 @@ import type { Log } from '../../coordinator/ports.js';
 import type { RedisClient } from '../script-set.js';
 import { streamsOfRead } from '../stream-reply.js';
 import type { OutEntry } from './gateway-store.js';
-import { decode, type OutMessage } from './relay-codec.js';
+import { decodeEntry, type OutMessage } from './relay-codec.js';
 
 /** The reader of one shard's out stream for this node: its key, where it was read to, who takes its answers. */
 export interface AnswerStream {
@@ -47,7 +47,7 @@ export class NodeAnswers {
       try {
         const reply = await this.reader.call('XREAD', 'COUNT', 500, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...this.streams.map((s) => s.readTo()));
         for (const [key, entries] of streamsOfRead(reply)) {
-          byKey.get(key)?.take(entries.map(([id, fields]) => ({ id, message: decode<OutMessage>(fields[1]!) })));
+          byKey.get(key)?.take(entries.map(([id, fields]) => ({ id, message: decodeEntry<OutMessage>(fields[1]) })));
         }
       } catch (error) {
         if (!this.running) return;

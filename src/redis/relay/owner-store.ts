@@ -3,7 +3,7 @@ import { RedisFactoryLease, type LeaseAnswer } from '../factory-lease.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 import { entriesOfRead, type StreamEntry } from '../stream-reply.js';
 import { NodeHeartbeat } from './node-heartbeat.js';
-import { decode, encode, stringifyWithMaps, type InboxMessage, type OutMessage } from './relay-codec.js';
+import { decode, decodeEntry, decodeRecord, encode, encodeRecord, type InboxMessage, type OutMessage } from './relay-codec.js';
 import { OWNER_GROUP, relayKeys, type RelayKeys } from './relay-keys.js';
 
 /** One request in the owner's inbox, with its stream id (what acknowledges it). */
@@ -67,13 +67,27 @@ export class RedisOwnerStore implements OwnerStore {
     /** How long an assignment is kept for a client resuming on another node (the ticket TTL). */
     private readonly assignmentKeptMs: number,
     private readonly keys: RelayKeys,
+    /** Where the step's commits and kept reads go (a sharded node's seats share one auto-pipelined connection). */
+    private readonly writer: RedisClient,
   ) {}
 
-  /** `keys`: the single matcher's relay (default) or one shard's. */
-  static async open(client: RedisClient, reader: RedisClient, nodeId: string, leaseMs: number, assignmentKeptMs: number, keys: RelayKeys = relayKeys): Promise<RedisOwnerStore> {
+  /**
+   * `keys`: the single matcher's relay (default) or one shard's. `writer`: the connection for
+   * commits and kept reads, the client's by default; one whose every command is auto-pipelined
+   * keeps them in order (ioredis sends some commands, MULTI among them, at once: never mix).
+   */
+  static async open(
+    client: RedisClient,
+    reader: RedisClient,
+    nodeId: string,
+    leaseMs: number,
+    assignmentKeptMs: number,
+    keys: RelayKeys = relayKeys,
+    writer: RedisClient = client,
+  ): Promise<RedisOwnerStore> {
     const lease = await RedisFactoryLease.open(client, nodeId, leaseMs, () => ({ lease: keys.lease, fence: keys.fence }));
     await createGroup(client, keys);
-    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs, keys);
+    return new RedisOwnerStore(client, reader, nodeId, lease, assignmentKeptMs, keys, writer);
   }
 
   acquire(): Promise<LeaseAnswer> {
@@ -90,7 +104,7 @@ export class RedisOwnerStore implements OwnerStore {
 
   async loadTickets(): Promise<TicketRecord[]> {
     const all = await this.client.hgetall(this.keys.tickets);
-    return Object.values(all).map((json) => decode(json) as unknown as TicketRecord);
+    return Object.values(all).map(decodeRecord);
   }
 
   async inboxEnd(): Promise<string> {
@@ -118,13 +132,13 @@ export class RedisOwnerStore implements OwnerStore {
 
   async keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]> {
     // One slot (the shard's tag): one MGET, a Redis Cluster included.
-    const kept = await this.client.mget(...ticketIds.map((id) => this.keys.assigned(id)));
+    const kept = await this.writer.mget(...ticketIds.map((id) => this.keys.assigned(id)));
     return kept.map((k) => (k === null ? undefined : decode<OutMessage>(k)));
   }
 
   async commit(token: number, writes: readonly OwnerWrite[]): Promise<'written' | 'refused'> {
     const { keys, args } = this.commitOf(writes);
-    const code = await runBatchScript<number>(this.client, 'gfRelayCommit', keys, [token, OWNER_GROUP, OUT_KEPT_MS, this.assignmentKeptMs, ...args]);
+    const code = await runBatchScript<number>(this.writer, 'gfRelayCommit', keys, [token, OWNER_GROUP, OUT_KEPT_MS, this.assignmentKeptMs, ...args]);
     return code === -1 ? 'refused' : 'written';
   }
 
@@ -183,10 +197,7 @@ async function createGroup(client: RedisClient, keys: RelayKeys): Promise<void> 
 }
 
 function inboxEntry([id, fields]: StreamEntry): InboxEntry {
-  return { id, message: decode<InboxMessage>(fields[1]!) };
+  return { id, message: decodeEntry<InboxMessage>(fields[1]) };
 }
 
-/** A record as JSON that keeps Maps (the request's attributes), as the codec does. */
-export function encodeRecord(record: TicketRecord): string {
-  return stringifyWithMaps(record);
-}
+export { encodeRecord } from './relay-codec.js';

@@ -1,4 +1,6 @@
 import type { FindRequest, ServerEvent, ServerHello, ServerOrder, TicketUpdate } from '../../coordinator/messages.js';
+import type { TicketRecord } from '../../coordinator/tickets/ticket-record.js';
+import { FIND, RelayDecodeError, assignedFromWire, assignedToWire, findFromWire, findToWire, recordFromWire, recordToWire } from './compact-codec.js';
 import { MatchmakingError, type ErrorCode } from '../../errors/index.js';
 import type { TicketOwner } from '../../security/roles/ticket-ownership.js';
 import type { Principal } from '../../security/tokens/principal.js';
@@ -13,7 +15,18 @@ export type InboxMessage =
   | { readonly k: 'hello'; readonly node: string; readonly conn: number; readonly hello: ServerHello }
   /** `conn`: only that connection (a node telling the owner it holds no such connection); absent: whichever the owner holds from the node. */
   | { readonly k: 'bye'; readonly node: string; readonly serverId: string; readonly conn?: number }
-  | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent };
+  | { readonly k: 'event'; readonly node: string; readonly serverId: string; readonly event: ServerEvent }
+  | Unreadable;
+
+/**
+ * Never written: an entry read back that does not decode (damaged, truncated). Its reader skips
+ * it (an owner acknowledges it with the rest of the batch), so one bad entry cannot block a
+ * stream whose reads would otherwise fail on it again and again.
+ */
+export interface Unreadable {
+  readonly k: 'unreadable';
+  readonly reason: string;
+}
 
 export interface KeptCheck {
   readonly fingerprint: string;
@@ -37,11 +50,29 @@ export type OutMessage =
   | { readonly k: 'fail'; readonly ticketId: string; readonly error: WireError }
   /** `conn`: the connection the core meant; an order for an older one is not handed to a newer. */
   | { readonly k: 'order'; readonly serverId: string; readonly conn: number; readonly order: ServerOrder }
-  | { readonly k: 'close'; readonly serverId: string; readonly conn: number; readonly error: WireError };
+  | { readonly k: 'close'; readonly serverId: string; readonly conn: number; readonly error: WireError }
+  | Unreadable;
 
-/** JSON that keeps Maps (attribute sets, latencies): `{"$m": [[k, v], ...]}`. */
+/**
+ * JSON that keeps Maps (attribute sets, latencies): `{"$m": [[k, v], ...]}`; a find and an
+ * assignment, nearly every entry the relay carries, in the compact form (compact-codec.ts).
+ */
 export function encode(message: InboxMessage | OutMessage): string {
+  if (message.k === 'unreadable') throw new RangeError('an unreadable entry is never written');
+  if (message.k === 'find') return JSON.stringify(findToWire(message.node, message.request));
+  if (message.k === 'update' && message.update.kind === 'assigned') return JSON.stringify(assignedToWire(message.ticketId, message.update.assignment, message.kept));
   return stringifyWithMaps(message);
+}
+
+/** A waiting ticket's record (compact-codec.ts). */
+export function encodeRecord(record: TicketRecord): string {
+  return JSON.stringify(recordToWire(record));
+}
+
+/** A record as `encodeRecord` wrote it, or in the object form written before; throws RelayDecodeError. */
+export function decodeRecord(text: string): TicketRecord {
+  const value = parse(text);
+  return Array.isArray(value) ? recordFromWire(value) : (revive(value) as TicketRecord);
 }
 
 /**
@@ -77,11 +108,37 @@ function withoutMaps(value: unknown): unknown {
   return copy ?? object;
 }
 
+/** Throws RelayDecodeError for a text that is not a relay message (truncated, damaged). */
 export function decode<T extends InboxMessage | OutMessage>(text: string): T {
   // A plain parse and a walk of the objects only: a reviver is called for every value, strings
   // included, and made decoding the owner's busiest function (perf/PROFILE.md).
-  const value: unknown = JSON.parse(text);
+  const value = parse(text);
+  if (Array.isArray(value)) {
+    if (value[0] === FIND) return { k: 'find', ...findFromWire(value) } as T;
+    const { ticketId, assignment, kept } = assignedFromWire(value);
+    return { k: 'update', ticketId, update: { kind: 'assigned', assignment }, kept } as T;
+  }
+  if (value === null || typeof value !== 'object' || typeof (value as { k?: unknown }).k !== 'string') throw new RelayDecodeError('not a relay message');
   return (text.includes('"$m"') ? revive(value) : value) as T;
+}
+
+/** A stream entry's message, or `unreadable` when it does not decode (see Unreadable). */
+export function decodeEntry<T extends InboxMessage | OutMessage>(text: string | undefined): T | Unreadable {
+  try {
+    if (text === undefined) throw new RelayDecodeError('no message field');
+    return decode<T>(text);
+  } catch (error) {
+    if (!(error instanceof RelayDecodeError)) throw error;
+    return { k: 'unreadable', reason: error.message };
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RelayDecodeError(`not JSON (${(error as Error).message}): ${text.slice(0, 40)}`);
+  }
 }
 
 function revive(value: unknown): unknown {

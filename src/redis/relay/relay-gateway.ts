@@ -297,6 +297,9 @@ export class RelayGateway implements CoordinatorCommands {
         this.servers.delete(message.serverId);
         return server.channel.close(fromWire(message.error));
       }
+      case 'unreadable':
+        // Skipped (the read goes on past it): read again, it would fail again.
+        return this.log.warn({ reason: message.reason }, 'relay: an answer could not be read; dropped');
     }
   }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { CoreHost } from '../../app/core-host.js';
 import { ShardedGateway, ShardsView } from '../../cluster/sharded/index.js';
 import { realTimers } from '../../coordinator/ports.js';
-import { DEFAULT_SHARD_COUNT, shardIdPrefix } from '../../sharding/index.js';
+import { DEFAULT_SHARD_COUNT, shardIdPrefix, shardOfFactory } from '../../sharding/index.js';
 import { connectRedis } from '../connect.js';
 import { RedisGatewayStore } from '../relay/gateway-store.js';
 import { InboxWrites } from '../relay/inbox-writes.js';
@@ -40,6 +41,13 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     const c = (client as { duplicate(): RedisClient }).duplicate();
     c.on('error', () => undefined);
     await waitReady(c, options.log, options.url);
+    return c;
+  };
+  const pipelined = async (): Promise<RedisClient> => {
+    const c = (client as Redis).duplicate({ enableAutoPipelining: true });
+    c.on('error', () => undefined);
+    await waitReady(c, options.log, options.url);
+    await defineScripts(c);
     return c;
   };
   const heartbeat = new NodeHeartbeat(client, nodeId, options.heartbeatMs ?? leaseMs);
@@ -83,6 +91,17 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
+  // A shard's core runs only its own shard's factories (memoised: a SHA-256 each).
+  const shardOfName = new Map<string, number>();
+  const shardOf = (factory: string): number => {
+    let shard = shardOfName.get(factory);
+    if (shard === undefined) shardOfName.set(factory, (shard = shardOfFactory(factory, shardCount)));
+    return shard;
+  };
+  // Every seat's commits and kept reads on one connection that auto-pipelines them (one Redis
+  // only): a tick's commits of many shards, and those issued while the last batch is answered,
+  // go out in one write instead of one each. Only these go on it, so its order is theirs.
+  const seatWrites = client.isCluster ? client : await pipelined();
   const cores = new Map<number, CoreHost>();
   /** When each shard's core was built (or dropped) here: a new core hears of the game servers in the moments after. */
   const coresSince = new Map<number, number>();
@@ -95,7 +114,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       seat = (async () => {
         const reader = await duplicate();
         readers.push(reader);
-        const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard));
+        const store = await RedisOwnerStore.open(client, reader, nodeId, leaseMs, options.config.placement.ticketTtlMs, shardRelayKeys(shard), seatWrites);
         const made: MatcherSeat = new MatcherSeat(store, {
           nodeId,
           leaseMs,
@@ -104,7 +123,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           timers: realTimers,
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
-          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, unreleased) }),
+          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, unreleased), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
@@ -225,6 +244,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       await answers?.close();
       await Promise.all(gateways.map((g) => g.close()));
       for (const reader of readers) reader.disconnect();
+      if (seatWrites !== client) seatWrites.disconnect();
       await heartbeat.stop();
       client.disconnect();
     },
