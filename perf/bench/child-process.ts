@@ -74,3 +74,13 @@ export async function startServerChild(args: readonly string[], portOf: (line: s
       }),
   };
 }
+
+/** The start command's settle collections so far, from /metrics: how many, and their pauses in all (absent in builds without them). */
+export async function settleCollections(metricsPort: string | undefined): Promise<{ collections?: number; pauseMs?: number }> {
+  if (!metricsPort) return {};
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const read = (name: string) => /^(\S+) (\S+)$/m.exec(text.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2];
+  const count = read('gamefactory_settle_collection_pause_seconds_count');
+  const sum = read('gamefactory_settle_collection_pause_seconds_sum');
+  return count === undefined ? {} : { collections: Number(count), pauseMs: Math.round(Number(sum) * 1000) };
+}

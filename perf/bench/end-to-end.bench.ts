@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { coordinatorEntry, startServerChild } from './child-process.js';
+import { coordinatorEntry, settleCollections, startServerChild } from './child-process.js';
 import transportFloor, { APART } from './transport-floor.bench.js';
 
 const UNARY = 'end to end over gRPC: one call per ticket vs unary echo';
@@ -41,7 +41,12 @@ interface Measured {
   /** Right after start, before any ticket: the process's own floor (tsx, worker threads, LMDB maps). */
   readonly idleRssBytes: number;
   readonly ticketsSoFar: number;
+  /** Read again `settleS` after the load, nothing arriving (the settle collection of the start command has run by then). */
+  readonly settled?: { readonly rssBytes: number; readonly cpuMicrosPerTicket: number; readonly collections?: number; readonly pauseMs?: number };
 }
+
+/** Seconds after the load at which the settled RSS is read (BENCH_SETTLED_S to change it). */
+const SETTLED_S = Number(process.env.BENCH_SETTLED_S ?? 15);
 
 type Mode = { readonly mode: 'unary' | 'stream'; readonly batch: boolean; readonly concurrency: number };
 
@@ -60,7 +65,7 @@ async function heapSnapshot(pid: number, dir: string): Promise<void> {
 }
 
 /** A fresh coordinator process (factories.yaml, plaintext on loopback); warms up, then measures. */
-async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 10)): Promise<Measured> {
+async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 10), settleS = 0): Promise<Measured> {
   const entry = coordinatorEntry(); // builds first: a failed build leaves no data directory behind
   const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
   let metricsPort: string | undefined;
@@ -107,8 +112,13 @@ async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 
         console.error(text.split('\n').filter((l) => /^nodejs_(heap|external)/.test(l)).join('\n'));
       }
     }
+    let settled: Measured['settled'];
+    if (settleS > 0) {
+      await new Promise((resolve) => setTimeout(resolve, settleS * 1000));
+      settled = { rssBytes: coordinator.rssBytes(), cpuMicrosPerTicket: (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1), ...(await settleCollections(metricsPort)) };
+    }
     if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
-    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes, idleRssBytes, ticketsSoFar: warmup + tickets };
+    return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes, idleRssBytes, ticketsSoFar: warmup + tickets, settled };
   } finally {
     await coordinator.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -131,7 +141,7 @@ const endToEnd: BenchSuite = {
     // runs them), so what this compares with the unary echo is the player's call shape.
     const unary = await measure({ mode: 'unary', batch: true, concurrency: 64 }, Math.ceil(tickets / 5));
     const single = await measure({ mode: 'stream', batch: false, concurrency: 256 }, Math.ceil(tickets / 5));
-    const batched = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, tickets, warmup);
+    const batched = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, tickets, warmup, SETTLED_S);
     const after = await transportFloor.run(options);
     const floor = (prefix: string, metric: string) => {
       const values = [before, after].map((rows) => rows.find((r) => r.subject.startsWith(prefix) && r.subject.endsWith(APART) && r.metric === metric)?.value);
@@ -166,7 +176,8 @@ const endToEnd: BenchSuite = {
     add(GAMES, 'gamefactory over FindGames, one find per message', 'games/hour', gamesPerHour(single), true);
     add(GAMES, 'gamefactory over FindGame', 'games/hour', gamesPerHour(unary), true);
     add(GAMES, 'target (issue 15)', 'games/hour', 10_000_000, true);
-    add(MEMORY, `coordinator RSS after ${batched.ticketsSoFar.toLocaleString('en')} tickets`, 'MB', batched.rssBytes / 1e6, false);
+    add(MEMORY, `coordinator RSS after ${batched.ticketsSoFar.toLocaleString('en')} tickets, as the last is answered`, 'MB', batched.rssBytes / 1e6, false);
+    add(MEMORY, `coordinator RSS after ${batched.ticketsSoFar.toLocaleString('en')} tickets, ${SETTLED_S} s later`, 'MB', (batched.settled?.rssBytes ?? Number.NaN) / 1e6, false);
     add(MEMORY, 'coordinator RSS at start, no tickets', 'MB', batched.idleRssBytes / 1e6, false);
     add(MEMORY, `goal after ${GOAL_TICKETS.toLocaleString('en')} tickets`, 'MB', 300, false);
     return rows;
@@ -184,7 +195,7 @@ export default endToEnd;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'rss') {
   const checkout = process.argv[3];
   if (checkout) process.chdir(checkout);
-  const m = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, 100_000, GOAL_TICKETS - 100_000);
+  const m = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, 100_000, GOAL_TICKETS - 100_000, SETTLED_S);
   console.log(
     JSON.stringify({
       coordinator: checkout ?? '.',
@@ -193,6 +204,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.arg
       idleRssMB: Math.round(m.idleRssBytes / 1e6),
       perSecond: Math.round(m.report.matchesPerSecond),
       cpuMicrosPerTicket: Math.round(m.cpuMicrosPerTicket * 10) / 10,
+      settledAfterS: SETTLED_S,
+      settledRssMB: m.settled && Math.round(m.settled.rssBytes / 1e6),
+      settledCpuMicrosPerTicket: m.settled && Math.round(m.settled.cpuMicrosPerTicket * 10) / 10,
+      settleCollections: m.settled?.collections,
+      settlePauseMs: m.settled?.pauseMs,
       assigned: m.report.assigned,
     }),
   );

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GameServer } from '@gamefactory/game-server-sdk';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { coordinatorEntry, startServerChild } from './child-process.js';
+import { coordinatorEntry, settleCollections, startServerChild } from './child-process.js';
 import { holdOpen, startEchoChild } from './transport-floor.bench.js';
 import { WAITING_CONFIG, waitOnOwnStreams, waitOverOneStream } from './waiting-load.js';
 
@@ -28,7 +28,16 @@ export interface WaitingMemory {
   readonly bytesPerTicket: number;
   /** The coordinator's CPU from before the first ticket until RSS is read, per ticket (GC included): what a heap setting costs. */
   readonly cpuMicrosPerTicket?: number;
+  /**
+   * The same read again SETTLED_S after the last ticket was answered, with nothing arriving: what an
+   * operator sees once the burst is over (the start command's settle collection runs ~1.5 s after
+   * the last arrival and, at 1M waiting tickets, pauses for seconds; see perf/PROFILE.md, "Ninth phase").
+   */
+  readonly settled?: { readonly rssBytes: number; readonly bytesPerTicket: number; readonly cpuMicrosPerTicket: number; readonly collections?: number; readonly pauseMs?: number };
 }
+
+/** Seconds after the burst at which the settled figure is read (BENCH_SETTLED_S to change it). */
+export const SETTLED_S = Number(process.env.BENCH_SETTLED_S ?? 15);
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +74,7 @@ async function measureHeldStreams(calls: number): Promise<WaitingMemory> {
 }
 
 /** One fresh coordinator, N waiting tickets of one shape, its RSS before and after. */
-export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number, extraNodeArgs: readonly string[] = []): Promise<WaitingMemory> {
+export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceMb: number, extraNodeArgs: readonly string[] = [], extraStartArgs: readonly string[] = []): Promise<WaitingMemory> {
   if (shape === 'floor') return measureHeldStreams(tickets);
   const entry = coordinatorEntry(); // builds first: a failed build leaves no directory behind
   const dir = mkdtempSync(join(tmpdir(), 'gamefactory-waiting-'));
@@ -73,7 +82,7 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
   writeFileSync(configPath, WAITING_CONFIG);
   let metricsPort: string | undefined;
   const coordinator = await startServerChild(
-    [...entry, 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info'],
+    [...entry, 'start', '--insecure', '--config', configPath, '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data'), '--log-level', 'info', ...extraStartArgs],
     (line) => {
       metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
       const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
@@ -109,11 +118,15 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
     await log(`${tickets} waiting`);
     for (let s = 1, watch = Number(process.env.BENCH_WATCH_S ?? 0); s <= watch; s++) {
       await settle(1000);
-      await log(`+${s} s`);
+      await log(`+${2 + s} s`);
     }
+    await settle(Math.max(0, SETTLED_S - 2 - Number(process.env.BENCH_WATCH_S ?? 0)) * 1000);
+    const settledRss = coordinator.rssBytes();
+    const settled = { rssBytes: settledRss, bytesPerTicket: (settledRss - idleRssBytes) / tickets, cpuMicrosPerTicket: (coordinator.cpuMicros() - cpuBefore) / tickets, ...(await settleCollections(metricsPort)) };
+    await log(`${tickets} waiting, settled`);
     if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
     waiting.close();
-    return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets, cpuMicrosPerTicket };
+    return { tickets, idleRssBytes, rssBytes, bytesPerTicket: (rssBytes - idleRssBytes) / tickets, cpuMicrosPerTicket, settled };
   } finally {
     server.close();
     await coordinator.stop();
@@ -125,13 +138,15 @@ export async function measureWaiting(tickets: number, shape: Shape, maxOldSpaceM
 export const MAX_OLD_SPACE_MB = 4096;
 const GOALS: Record<Exclude<Shape, 'floor'>, number> = { stream: 1200, own: 4000 };
 /**
- * An operator's setting measured beside the default: V8 lets the old space grow to up to 4× what
- * the last mark-compact left (heap limit ≥ 2 GB), and a burst's garbage stays until the next one;
- * a fixed growth of 50 % keeps it near the live heap for more mark-compacts (perf/PROFILE.md,
- * "Eighth phase"). Its CPU is printed beside it.
+ * An operator's setting measured beside the default start command: V8 lets the old space grow to
+ * up to 4× what the last mark-compact left (heap limit ≥ 2 GB), and a burst's garbage stays until
+ * the next one; a fixed growth of 50 % keeps it near the live heap for more mark-compacts while
+ * tickets arrive (perf/PROFILE.md, "Eighth phase"), where the start command's settle collection
+ * compacts once they stop ("Ninth phase"). Measured with the settle collection off, CPU beside it.
  */
 const BOUNDED_GROWTH = ['--heap-growing-percent=50'];
-const CPU_GROUP = 'coordinator CPU per waiting ticket while they arrive, over one FindGames stream (µs)';
+const CPU_GROUP = `coordinator CPU per waiting ticket, over one FindGames stream, from the first ticket to ${SETTLED_S} s after the last (µs)`;
+const PAUSE_GROUP = 'settle collection: its pause once the tickets stopped arriving (ms)';
 const GROUPS: Record<Exclude<Shape, 'floor'>, string> = {
   stream: 'coordinator RSS per waiting ticket, over one FindGames stream (bytes)',
   own: 'coordinator RSS per waiting ticket, each on its own FindGame stream (bytes)',
@@ -145,14 +160,19 @@ const suite: BenchSuite = {
     for (const shape of ['stream', 'own'] as const) {
       for (const n of sizes[shape]) {
         const m = await measureWaiting(n, shape, MAX_OLD_SPACE_MB);
-        rows.push({ group: GROUPS[shape], subject: 'gamefactory', n, metric: 'bytes', value: Math.round(m.bytesPerTicket), higherIsBetter: false });
+        const bytes = (w: WaitingMemory) => Math.round(w.settled?.bytesPerTicket ?? Number.NaN);
+        const micros = (w: WaitingMemory) => Math.round((w.settled?.cpuMicrosPerTicket ?? Number.NaN) * 10) / 10;
+        rows.push({ group: GROUPS[shape], subject: `gamefactory (the start command), ${SETTLED_S} s after the last ticket`, n, metric: 'bytes', value: bytes(m), higherIsBetter: false });
+        rows.push({ group: GROUPS[shape], subject: 'gamefactory, 2 s after the last ticket', n, metric: 'bytes', value: Math.round(m.bytesPerTicket), higherIsBetter: false });
         rows.push({ group: GROUPS[shape], subject: 'goal', n, metric: 'bytes', value: GOALS[shape], higherIsBetter: false });
         rows.push({ group: GROUPS[shape], subject: 'coordinator RSS before the tickets (MB)', n, metric: 'bytes', value: Math.round(m.idleRssBytes / 1e6), higherIsBetter: false });
+        if (m.settled?.pauseMs !== undefined) rows.push({ group: PAUSE_GROUP, subject: `${shape}, ${m.settled.collections} collection(s)`, n, metric: 'ms', value: m.settled.pauseMs, higherIsBetter: false });
         if (shape === 'stream') {
-          const bounded = await measureWaiting(n, shape, MAX_OLD_SPACE_MB, BOUNDED_GROWTH);
-          rows.push({ group: GROUPS[shape], subject: `gamefactory, node ${BOUNDED_GROWTH.join(' ')}`, n, metric: 'bytes', value: Math.round(bounded.bytesPerTicket), higherIsBetter: false });
-          rows.push({ group: CPU_GROUP, subject: 'gamefactory', n, metric: 'µs', value: Math.round((m.cpuMicrosPerTicket ?? Number.NaN) * 10) / 10, higherIsBetter: false });
-          rows.push({ group: CPU_GROUP, subject: `gamefactory, node ${BOUNDED_GROWTH.join(' ')}`, n, metric: 'µs', value: Math.round((bounded.cpuMicrosPerTicket ?? Number.NaN) * 10) / 10, higherIsBetter: false });
+          const bounded = await measureWaiting(n, shape, MAX_OLD_SPACE_MB, BOUNDED_GROWTH, ['--settle-gc', 'off']);
+          const boundedSubject = `gamefactory --settle-gc off, node ${BOUNDED_GROWTH.join(' ')}`;
+          rows.push({ group: GROUPS[shape], subject: `${boundedSubject}, ${SETTLED_S} s after`, n, metric: 'bytes', value: bytes(bounded), higherIsBetter: false });
+          rows.push({ group: CPU_GROUP, subject: 'gamefactory (the start command)', n, metric: 'µs', value: micros(m), higherIsBetter: false });
+          rows.push({ group: CPU_GROUP, subject: boundedSubject, n, metric: 'µs', value: micros(bounded), higherIsBetter: false });
         }
         if (shape === 'own') {
           const floor = await measureWaiting(n, 'floor', MAX_OLD_SPACE_MB);
@@ -168,6 +188,16 @@ export default suite;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [n = '100000', shape = 'stream', heap = String(MAX_OLD_SPACE_MB)] = process.argv.slice(2);
   const m = await measureWaiting(Number(n), shape as Shape, Number(heap));
-  console.log(JSON.stringify({ shape, ...m, bytesPerTicket: Math.round(m.bytesPerTicket), cpuMicrosPerTicket: m.cpuMicrosPerTicket && Math.round(m.cpuMicrosPerTicket * 10) / 10 }));
+  const { settled, ...at2s } = m;
+  const micros = (us: number | undefined) => us && Math.round(us * 10) / 10;
+  console.log(
+    JSON.stringify({
+      shape,
+      ...at2s,
+      bytesPerTicket: Math.round(m.bytesPerTicket),
+      cpuMicrosPerTicket: micros(m.cpuMicrosPerTicket),
+      ...(settled && { settledAfterS: SETTLED_S, settledRssBytes: settled.rssBytes, settledBytesPerTicket: Math.round(settled.bytesPerTicket), settledCpuMicrosPerTicket: micros(settled.cpuMicrosPerTicket), settleCollections: settled.collections, settlePauseMs: settled.pauseMs }),
+    }),
+  );
   process.exit(0);
 }

@@ -30,6 +30,8 @@ import { buildCore, coreEnvironment, type CoreEnvironment } from './build-core.j
 import { ConfigReloader, type ReloadResult } from './config-reloader.js';
 import type { ReloadOutcome } from '../coordinator/config-reload.js';
 import type { CoreHost } from './core-host.js';
+import type { SettleCollectionSettings } from './settle-collection-policy.js';
+import { startSettleCollector } from './settle-collector.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -59,6 +61,12 @@ export interface ProcessOptions {
   readonly record?: string;
   /** The file `config` was read from: SIGHUP and Admin.ReloadConfig read it again. No reload without it. */
   readonly configPath?: string;
+  /**
+   * One full garbage collection once a burst of arrivals has settled (settle-collection-policy.ts),
+   * so an idle node's RSS falls back near its live heap. `gamefactory start` turns it on unless
+   * `--settle-gc off`; absent (tests embedding the process), off.
+   */
+  readonly settleCollection?: SettleCollectionSettings;
 }
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
@@ -170,7 +178,11 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   // Recording sits in front of the core like the transport: it sees what the core accepted.
   const recorder = options.record === undefined ? undefined : new ArrivalRecorder(options.record, runningConfig, now);
   recorder?.attach(environment.events);
-  const commands: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
+  const recorded: CoordinatorCommands = recorder ? recorder.wrap(host ?? node!.commands) : (host ?? node!.commands);
+  const settle =
+    options.settleCollection &&
+    startSettleCollector(options.settleCollection, options.log, (c) => metrics.settleCollected(c.pauseMs, c.before.committedBytes - c.after.committedBytes));
+  const commands: CoordinatorCommands = settle ? settle.counting(recorded) : recorded;
   const view: CoordinatorView = host?.view ?? node!.view;
   metrics.attach(view, environment.events);
   // The operator page reads the same view and events as the metrics.
@@ -202,6 +214,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
         const streams = grpc.endStreams();
         options.log.info({ reason, streams, graceMs }, 'draining: new calls refused, waiting tickets stored, streams ended');
       } else commands.beginShutdown();
+      settle?.stop();
       operatorPage.stop();
       security?.stop();
       https?.stop();
@@ -251,7 +264,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId, settleCollection: settle !== undefined },
     'gamefactory coordinator listening',
   );
 

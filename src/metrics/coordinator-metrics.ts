@@ -24,6 +24,8 @@ export class CoordinatorMetrics {
   private readonly competitiveFavourite: Histogram<'factory'>;
   private readonly competitiveQuality: Histogram<'factory'>;
   private readonly competitiveWait: Histogram<'factory'>;
+  private readonly settleCollections: Histogram;
+  private readonly settleReleased: Counter;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -115,6 +117,17 @@ export class CoordinatorMetrics {
       help: 'How long tickets waited before their competitive game formed',
       labelNames: ['factory'],
       buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.settleCollections = new Histogram({
+      name: 'gamefactory_settle_collection_pause_seconds',
+      help: 'Full garbage collections run once arrivals settled (start --settle-gc), by their pause; _count is how many ran',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers,
+    });
+    this.settleReleased = new Counter({
+      name: 'gamefactory_settle_collection_released_bytes_total',
+      help: 'Old-generation heap those collections gave back (committed before minus after)',
       registers,
     });
     new Gauge({
@@ -220,6 +233,12 @@ export class CoordinatorMetrics {
   /** A ticket store write failed (`op`: save or remove). */
   storeWriteFailed(op: string): void {
     this.storeWriteFailures.inc({ op });
+  }
+
+  /** A full collection ran once arrivals settled (src/app/settle-collector.ts). */
+  settleCollected(pauseMs: number, releasedBytes: number): void {
+    this.settleCollections.observe(pauseMs / 1000);
+    this.settleReleased.inc(Math.max(0, releasedBytes));
   }
 
   /** A limit refused a call or message, or closed an idle stream. */
