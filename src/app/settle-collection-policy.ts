@@ -20,7 +20,16 @@ export interface SettleCollectionSettings {
   readonly minIntervalMs: number;
   /** Nor more than this share of wall time in our pauses: after a pause p the next waits p / share. */
   readonly maxPauseShare: number;
+  /**
+   * Nor one whose pause would likely be longer than this: the node answers nobody meanwhile, and
+   * a cluster node's shard leases last 2 s. The pause grows with the heap (~2–4 ms a MB here), so
+   * a node holding a million waiting tickets (~1 GB) is left to V8 unless this is raised.
+   */
+  readonly maxPauseMs: number;
 }
+
+/** What a compacting collection costs before we have timed one here: ms per MB of old generation in use (perf/PROFILE.md, ninth phase: 1.4–4.3 measured). */
+export const PRIOR_PAUSE_MS_PER_MB = 2.5;
 
 export const DEFAULT_SETTLE_COLLECTION: SettleCollectionSettings = {
   quietMs: 1_500,
@@ -28,6 +37,7 @@ export const DEFAULT_SETTLE_COLLECTION: SettleCollectionSettings = {
   minGrowthRatio: 0.25,
   minIntervalMs: 30_000,
   maxPauseShare: 0.02,
+  maxPauseMs: 500,
 };
 
 /**
@@ -47,6 +57,8 @@ export class SettleCollectionPolicy {
   /** In use after the last mark-compact, V8's own or ours: the live heap as last known. */
   private baseHeapBytes: number;
   private notBefore = Number.NEGATIVE_INFINITY;
+  /** Pause per byte in use, as our last collection measured it (a prior until then). */
+  private pauseMsPerByte = PRIOR_PAUSE_MS_PER_MB / (1024 * 1024);
 
   constructor(
     private readonly settings: SettleCollectionSettings,
@@ -87,8 +99,14 @@ export class SettleCollectionPolicy {
     this.baseHeapBytes = heap.usedBytes;
   }
 
-  /** We collected at `now`, pausing `pauseMs`, leaving `heap`. */
-  collected(now: number, pauseMs: number, heap: HeapReading): void {
+  /** How long a collection now would likely pause, by the heap in use and the last one's rate. */
+  estimatedPauseMs(heap: HeapReading): number {
+    return heap.usedBytes * this.pauseMsPerByte;
+  }
+
+  /** We collected at `now`, pausing `pauseMs`, leaving `heap`; `before`: the heap it started from (its pause is learned per byte). */
+  collected(now: number, pauseMs: number, heap: HeapReading, before?: HeapReading): void {
+    if (before && before.usedBytes > 0) this.pauseMsPerByte = pauseMs / before.usedBytes;
     this.baseHeapBytes = heap.usedBytes;
     this.arrivedSinceCollection = false;
     this.notBefore = now + Math.max(this.settings.minIntervalMs, pauseMs / this.settings.maxPauseShare);
@@ -96,6 +114,6 @@ export class SettleCollectionPolicy {
 
   private grownEnough(heap: HeapReading): boolean {
     const growth = this.growthBytes(heap);
-    return growth >= this.settings.minGrowthBytes && growth >= this.settings.minGrowthRatio * this.baseHeapBytes;
+    return growth >= this.settings.minGrowthBytes && growth >= this.settings.minGrowthRatio * this.baseHeapBytes && this.estimatedPauseMs(heap) <= this.settings.maxPauseMs;
   }
 }

@@ -98,7 +98,7 @@ export function startSettleCollector(settings: SettleCollectionSettings, log: Lo
     compacting(gc);
     const pauseMs = performance.now() - started;
     const after = oldGeneration();
-    policy.collected(Date.now(), pauseMs, after);
+    policy.collected(Date.now(), pauseMs, after, before);
     const mb = (bytes: number) => Math.round(bytes / 1e6);
     log.info(
       { pauseMs: Math.round(pauseMs), oldMB: `${mb(before.committedBytes)} (${mb(before.usedBytes)} used) -> ${mb(after.committedBytes)} (${mb(after.usedBytes)} used)` },

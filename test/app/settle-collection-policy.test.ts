@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SettleCollectionPolicy, type HeapReading, type SettleCollectionSettings } from '../../src/app/settle-collection-policy.js';
 
 const MB = 1024 * 1024;
-const settings: SettleCollectionSettings = { quietMs: 1_500, minGrowthBytes: 32 * MB, minGrowthRatio: 0.25, minIntervalMs: 30_000, maxPauseShare: 0.02 };
+const settings: SettleCollectionSettings = { quietMs: 1_500, minGrowthBytes: 32 * MB, minGrowthRatio: 0.25, minIntervalMs: 30_000, maxPauseShare: 0.02, maxPauseMs: Infinity };
 
 /** An old generation of `committed` MB with `used` MB in use (all of it unless said). */
 const heap = (committed: number, used = committed): HeapReading => ({ committedBytes: committed * MB, usedBytes: used * MB });
@@ -92,5 +92,22 @@ describe('the settle collection policy', () => {
     p.tick(250, 20, heap(2_000));
     expect(p.tick(49_500, 20, heap(2_000))).toBe(false); // 49.75 s
     expect(p.tick(250, 20, heap(2_000))).toBe(true); // 50 s
+  });
+
+  it('skips a collection whose pause would likely pass the bound, by the prior and then by what the last one measured', () => {
+    const bounded = { ...settings, maxPauseMs: 500 };
+    const p = policyAt(heap(40), bounded);
+    p.tick(250, 10, heap(1_230, 1_150)); // a million tickets: ~1.1 GB in use, ~2.9 s at the prior rate
+    expect(p.policy.estimatedPauseMs(heap(1_230, 1_150))).toBeCloseTo(1_150 * 2.5);
+    for (let i = 0; i < 10; i++) expect(p.tick(2_000, 10, heap(1_230, 1_150))).toBe(false);
+    // 160 MB in use: ~400 ms at the prior rate, within the bound.
+    const q = policyAt(heap(40), bounded);
+    q.tick(250, 10, heap(200, 160));
+    expect(q.tick(2_000, 10, heap(200, 160))).toBe(true);
+    // It measured 4 ms a MB here: 160 MB would now take ~640 ms, past the bound.
+    q.policy.collected(q.now(), 640, heap(80, 78), heap(200, 160));
+    q.tick(40_000, 20, heap(200, 160));
+    expect(q.tick(2_000, 20, heap(200, 160))).toBe(false);
+    expect(q.policy.estimatedPauseMs(heap(100, 100))).toBeCloseTo(400);
   });
 });
