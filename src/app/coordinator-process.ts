@@ -1,7 +1,7 @@
 import { randomId } from './random-ids.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
-import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
+import { forwardingCommands, type CoordinatorCommands } from '../coordinator/edges/commands.js';
 import { EventHub } from '../coordinator/edges/events.js';
 import type { CoordinatorView } from '../coordinator/edges/view.js';
 import { realTimers, type Log } from '../coordinator/ports.js';
@@ -308,14 +308,5 @@ function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, met
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */
 function withView(commands: CoordinatorCommands, view: CoordinatorView): CoordinatorCommands & { readonly view: CoordinatorView } {
-  return {
-    view,
-    find: (request, listener) => commands.find(request, listener),
-    cancel: (ticketId, caller) => commands.cancel(ticketId, caller),
-    abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
-    connectServer: (hello, channel) => commands.connectServer(hello, channel),
-    disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),
-    onServerEvent: (serverId, event) => commands.onServerEvent(serverId, event),
-    beginShutdown: () => commands.beginShutdown(),
-  };
+  return { view, ...forwardingCommands(commands) };
 }

@@ -1,7 +1,7 @@
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
+import { forwardingCommands, type CoordinatorCommands } from '../coordinator/edges/commands.js';
 import type { Log } from '../coordinator/ports.js';
 import { SettleCollectionPolicy, type HeapReading, type SettleCollectionSettings } from './settle-collection-policy.js';
 
@@ -109,16 +109,11 @@ export function startSettleCollector(settings: SettleCollectionSettings, log: Lo
   timer.unref();
   return {
     counting: (commands) => ({
+      ...forwardingCommands(commands),
       find: (request, listener) => {
         arrivals++;
         commands.find(request, listener);
       },
-      cancel: (ticketId, caller) => commands.cancel(ticketId, caller),
-      abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
-      connectServer: (hello, channel) => commands.connectServer(hello, channel),
-      disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),
-      onServerEvent: (serverId, event) => commands.onServerEvent(serverId, event),
-      beginShutdown: () => commands.beginShutdown(),
     }),
     stop() {
       clearInterval(timer);

@@ -3,7 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { displayValue } from '../attributes/attribute-value.js';
 import type { CoordinatorConfig } from '../config/config.js';
-import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
+import { forwardingCommands, type CoordinatorCommands } from '../coordinator/edges/commands.js';
 import type { CoordinatorEvents } from '../coordinator/edges/events.js';
 import type { FindRequest } from '../coordinator/messages.js';
 import { ARRIVAL_LOG_FORMAT, ARRIVAL_LOG_VERSION, type ArrivalEvent } from './arrival-log.js';
@@ -43,6 +43,7 @@ export class ArrivalRecorder {
   /** The commands the transport calls, recording what the core accepted. */
   wrap(commands: CoordinatorCommands): CoordinatorCommands {
     return {
+      ...forwardingCommands(commands),
       find: (request, listener) => {
         commands.find(request, listener); // throws when refused: nothing is recorded then
         this.arrived(request);
@@ -52,11 +53,6 @@ export class ArrivalRecorder {
         if (cancelled && this.recorded.delete(ticketId)) this.append({ at: this.at(), cancel: this.hash(ticketId) });
         return cancelled;
       },
-      abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
-      connectServer: (hello, channel) => commands.connectServer(hello, channel),
-      disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),
-      onServerEvent: (serverId, event) => commands.onServerEvent(serverId, event),
-      beginShutdown: () => commands.beginShutdown(),
     };
   }
 

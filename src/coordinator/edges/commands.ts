@@ -25,3 +25,20 @@ export interface CoordinatorCommands {
   /** The process is going down: nothing from now on changes stored state. */
   beginShutdown(): void;
 }
+
+/**
+ * Every command passed on to `commands` as it is: what a wrapper that watches a few calls
+ * (recording, counting arrivals) spreads before the ones it changes. `commands` may be a class
+ * instance, whose methods a spread of it would not copy.
+ */
+export function forwardingCommands(commands: CoordinatorCommands): CoordinatorCommands {
+  return {
+    find: (request, listener) => commands.find(request, listener),
+    cancel: (ticketId, caller) => commands.cancel(ticketId, caller),
+    abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
+    connectServer: (hello, channel) => commands.connectServer(hello, channel),
+    disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),
+    onServerEvent: (serverId, event) => commands.onServerEvent(serverId, event),
+    beginShutdown: () => commands.beginShutdown(),
+  };
+}
