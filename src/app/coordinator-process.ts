@@ -149,16 +149,14 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
           log: options.log,
           registry: metrics.registry,
           apply: (next): ReloadOutcome => {
-            const plan = planReload(reloader!.config, next, []);
-            // A sharded node runs a core per shard it owns: each takes the file, or none does.
-            if (node?.reload) {
-              if (!plan.ok) return { refused: plan.problems };
-              const outcome = node.reload(next);
-              return 'refused' in outcome || outcome.changes.length > 0 ? outcome : { changes: plan.changes };
-            }
-            const core = currentCore();
+            const core = node?.reload ? undefined : currentCore();
             if (core) return core.reload(next);
-            return plan.ok ? { changes: plan.changes } : { refused: plan.problems };
+            // No core here yet (what can never change live is refused all the same), or a sharded
+            // node, whose cores (one per shard it owns) each take the file, or none does.
+            const plan = planReload(reloader!.config, next, []);
+            if (!plan.ok) return { refused: plan.problems };
+            const outcome = node?.reload?.(next);
+            return outcome && ('refused' in outcome || outcome.changes.length > 0) ? outcome : { changes: plan.changes };
           },
         });
   const runningConfig = (): CoordinatorConfig => reloader?.config ?? options.config;

@@ -30,10 +30,9 @@ export class ConfigReload {
   ) {}
 
   reload(next: CoordinatorConfig): ReloadOutcome {
-    const { problems, changes } = this.check(next);
+    const { problems, changes, waiting } = this.assess(next);
     // The edge logs the outcome with what triggered it.
     if (problems.length > 0) return { refused: problems };
-    const waiting = this.book.pooledByFactory();
     this.ctx.config = next;
     for (const { identity, state } of this.registry.replaceTemplates(next.templates)) state.reconfigure(identity, waiting.get(identity.name) ?? []);
     this.serveNewFactories();
@@ -42,6 +41,12 @@ export class ConfigReload {
 
   /** Why `next` would be refused here (nothing when it would apply), and what it would change; changes nothing. */
   check(next: CoordinatorConfig): { readonly problems: readonly string[]; readonly changes: readonly string[] } {
+    const { problems, changes } = this.assess(next);
+    return { problems, changes };
+  }
+
+  /** The check, with the waiting tickets by factory it read (a reload that applies reconfigures with them). */
+  private assess(next: CoordinatorConfig) {
     const live = this.registry.liveIdentities();
     const plan = planReload(
       this.ctx.config,
@@ -49,8 +54,8 @@ export class ConfigReload {
       live.map((identity) => ({ template: identity.template.name, name: identity.name, partition: identity.partition })),
     );
     const problems = plan.ok ? [] : [...plan.problems];
+    const waiting = this.book.pooledByFactory();
     if (plan.ok) {
-      const waiting = this.book.pooledByFactory();
       const templates = new Map(next.templates.map((t) => [t.name, t]));
       for (const identity of live) {
         const template = templates.get(identity.template.name)!;
@@ -58,7 +63,7 @@ export class ConfigReload {
         if (misfit !== undefined) problems.push(`factories[${template.name}]: ${identity.name}: ${misfit}`);
       }
     }
-    return { problems, changes: plan.ok ? plan.changes : [] };
+    return { problems, changes: plan.ok ? plan.changes : [], waiting };
   }
 
   /** Each connected server takes on the factories its hello would give it now. */
