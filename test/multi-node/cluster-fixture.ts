@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import type { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
+import type { NodeProcess } from './node-process.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { findGame, type FindResult } from '../support/find-game.js';
 
@@ -116,5 +118,35 @@ export async function healthOf(address: string): Promise<string> {
     return await new Promise((resolve, reject) => client.check({ service: '' }, (e, r) => (e ? reject(e) : resolve(r.status))));
   } finally {
     client.close();
+  }
+}
+
+/**
+ * A ticket waiting on node `b` (its server, on `a`, has no free slot) resumes on `a` with the
+ * same id while its stream on `b` ends, as if `b` died: it keeps its place in line, and asked on
+ * `b` again once assigned, it gets the same assignment. Either cluster mode.
+ */
+export async function expectResumeKeepsPlace(a: NodeProcess, b: NodeProcess): Promise<void> {
+  const [clientA, clientB] = [a.matchmaker(), b.matchmaker()];
+  const s = server(a.address, 's1', 0);
+  try {
+    await s.connect();
+    const abort = new AbortController();
+    const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    const resumed = find(clientA, 'r1');
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort();
+    await waiting;
+    s.setCapacity(4);
+    const { assignment: assigned, queued } = await resumed;
+    expect(assigned.serverId).toBe('s1');
+    expect(queued[0]?.position).toBe(1); // its place, not a new one
+    // Asked again on B after the assignment: the same assignment.
+    expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
+  } finally {
+    clientA.close();
+    clientB.close();
+    s.close();
   }
 }

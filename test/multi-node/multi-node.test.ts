@@ -10,7 +10,7 @@ import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 import { NodeProcess } from './node-process.js';
 import { findGameRequest } from '../support/find-game.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
-import { PARTITION, ReconnectingServer, find, healthOf, retried, server } from './cluster-fixture.js';
+import { PARTITION, ReconnectingServer, expectResumeKeepsPlace, find, healthOf, retried, server } from './cluster-fixture.js';
 
 const hasRedis = redisBinaryPresent();
 const OWNER = /this node now runs the matcher/;
@@ -116,27 +116,7 @@ describe('multi-node on one Redis', () => {
     const a = await start();
     await a.waitFor(OWNER, 10_000);
     const b = await start();
-    const clientA = a.matchmaker();
-    const clientB = b.matchmaker();
-    // A server without a free slot: the ticket waits in line. Its stream on B ends (as if B died); it resumes on A.
-    const s = server(a.address, 's1', 0);
-    await s.connect();
-    const abort = new AbortController();
-    const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 500));
-    const resumed = find(clientA, 'r1');
-    await new Promise((r) => setTimeout(r, 300));
-    abort.abort();
-    await waiting;
-    s.setCapacity(4);
-    const { assignment: assigned, queued } = await resumed;
-    expect(assigned.serverId).toBe('s1');
-    expect(queued[0]?.position).toBe(1); // its place, not a new one
-    // Asked again on B after the assignment: the same assignment.
-    expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
-    clientA.close();
-    clientB.close();
-    s.close();
+    await expectResumeKeepsPlace(a, b);
   }, 60_000);
 
   it('FIFO across nodes: tickets queued on alternate nodes are placed in arrival order', async (ctx) => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { until } from '../support/until.js';
-import { PARTITION, find, retried, server } from './cluster-fixture.js';
+import { PARTITION, expectResumeKeepsPlace, find, retried, server } from './cluster-fixture.js';
 import { ownedShards } from './shard-log.js';
 import { hasRedis, shardedProcesses } from './sharded-processes.js';
 
@@ -23,24 +23,7 @@ describe('sharded nodes: resume and a ghost server', () => {
   it('a client resumes on another node with the same ticket id: its assignment, or its place', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const { a, b } = await twoNodes();
-    const [clientA, clientB] = [a.matchmaker(), b.matchmaker()];
-    // A server without a free slot: the ticket waits in line. Its stream on B ends (as if B died); it resumes on A.
-    const s = server(a.address, 's1', 0);
-    cluster.onClose(() => (clientA.close(), clientB.close(), s.close()));
-    await s.connect();
-    const abort = new AbortController();
-    const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 500));
-    const resumed = find(clientA, 'r1');
-    await new Promise((r) => setTimeout(r, 300));
-    abort.abort();
-    await waiting;
-    s.setCapacity(4);
-    const { assignment: assigned, queued } = await resumed;
-    expect(assigned.serverId).toBe('s1');
-    expect(queued[0]?.position).toBe(1); // its place, not a new one
-    // Asked again on B after the assignment: the same assignment.
-    expect((await find(clientB, 'r1')).assignment.gameId).toBe(assigned.gameId);
+    await expectResumeKeepsPlace(a, b);
   }, 60_000);
 
   it('kill -9 of a node whose server never comes back: the ghost leaves at the heartbeat lapse, its creations move, nothing lost or doubled', async (ctx) => {
