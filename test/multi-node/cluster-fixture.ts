@@ -131,6 +131,9 @@ export async function expectResumeKeepsPlace(a: NodeProcess, b: NodeProcess): Pr
   const s = server(a.address, 's1', 0);
   try {
     await s.connect();
+    // The factory's owner (either node, sharded) knows the server before the ticket arrives:
+    // until then a find waits for a server, not in line, and is told position 0.
+    await retried(async () => expect(await factoriesServed(clientA, `diablo/difficulty=${PARTITION.difficulty}/hardcore=${PARTITION.hardcore}/version=${PARTITION.version}`)).toBe(1), 10_000);
     const abort = new AbortController();
     const waiting = find(clientB, 'r1', abort.signal).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
@@ -149,4 +152,11 @@ export async function expectResumeKeepsPlace(a: NodeProcess, b: NodeProcess): Pr
     clientB.close();
     s.close();
   }
+}
+
+/** How many factories a QueryStats of this one factory counts (0 until a server that hosts it is known to its owner). */
+function factoriesServed(client: MatchmakerClient, factory: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    client.queryStats({ factory, template: '', partitionAttributes: {}, predicates: [], mode: 0 }, (error, stats) => (error ? reject(error) : resolve(stats.factories))),
+  );
 }
