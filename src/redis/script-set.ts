@@ -59,11 +59,16 @@ export async function defineScripts(client: RedisClient): Promise<void> {
 
 type ScriptArg = string | number;
 
-/** Runs a defined script; ioredis adds defined commands to the client at run time. */
+/**
+ * Runs a defined script; ioredis adds defined commands to the client at run time. Keys and
+ * arguments go as one array (ioredis flattens it), never spread into the call: a step of a deep
+ * backlog has over a hundred thousand, past what V8 lets a call take ("Maximum call stack size
+ * exceeded", thrown inside ioredis' auto-pipeline, which then failed the whole process).
+ */
 export function runScript<T>(client: RedisClient, name: string, keys: readonly string[], args: readonly ScriptArg[]): Promise<T> {
-  const command = (client as unknown as Record<string, (...a: ScriptArg[]) => Promise<T>>)[name];
+  const command = (client as unknown as Record<string, (words: ScriptArg[]) => Promise<T>>)[name];
   if (command === undefined) throw new Error(`script ${name} is not defined: call defineScripts first`);
-  return command.call(client, ...keys, ...args);
+  return command.call(client, [...keys, ...args]);
 }
 
 /** Runs a defined `-n` script (a batch): its keys are counted here. */

@@ -39,7 +39,7 @@ export class NodeHeartbeat {
   /** The nodes among `nodeIds` whose heartbeat has lapsed (one MGET: the keys share `{relay}`). */
   static async lapsed(client: RedisClient, nodeIds: readonly string[]): Promise<string[]> {
     if (nodeIds.length === 0) return [];
-    const beats = await client.mget(...nodeIds.map((id) => relayKeys.node(id)));
+    const beats = await client.mget(nodeIds.map((id) => relayKeys.node(id)));
     return nodeIds.filter((_, i) => beats[i] === null);
   }
 }

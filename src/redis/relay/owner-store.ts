@@ -132,7 +132,7 @@ export class RedisOwnerStore implements OwnerStore {
 
   async keptAnswers(ticketIds: readonly string[]): Promise<(OutMessage | undefined)[]> {
     // One slot (the shard's tag): one MGET, a Redis Cluster included.
-    const kept = await this.writer.mget(...ticketIds.map((id) => this.keys.assigned(id)));
+    const kept = await this.writer.mget(ticketIds.map((id) => this.keys.assigned(id)));
     return kept.map((k) => (k === null ? undefined : decode<OutMessage>(k)));
   }
 
@@ -179,7 +179,8 @@ export class RedisOwnerStore implements OwnerStore {
           args.push('R', write.ticketId, write.record === undefined ? '' : encodeRecord(write.record));
           break;
         case 'ack':
-          args.push('C', write.entryIds.length, ...write.entryIds);
+          args.push('C', write.entryIds.length);
+          for (const id of write.entryIds) args.push(id);
           break;
         case 'kept':
           args.push('K', key(this.keys.assigned(write.ticketId)), encode(write.message));

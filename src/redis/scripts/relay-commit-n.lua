@@ -51,10 +51,11 @@ while i <= #ARGV do
     end
     i = i + 3
   elseif op == 'C' then
+    -- In slices: Lua's unpack gives at most a few thousand values (LUAI_MAXCSTACK).
     local n = tonumber(ARGV[i + 1])
-    local ids = {}
-    for j = 1, n do ids[j] = ARGV[i + 1 + j] end
-    if n > 0 then
+    for from = 1, n, 1000 do
+      local ids = {}
+      for j = from, math.min(n, from + 999) do ids[#ids + 1] = ARGV[i + 1 + j] end
       redis.call('XACK', KEYS[3], ARGV[2], unpack(ids))
       redis.call('XDEL', KEYS[3], unpack(ids))
     end

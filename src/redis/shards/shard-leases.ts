@@ -85,9 +85,9 @@ export class ShardLeases {
     };
     const shards = Array.from({ length: shardCount }, (_, shard) => shard);
     let values: (string | null)[][];
-    if (this.client.isCluster) values = await Promise.all(shards.map((shard) => this.client.mget(...keysOf(shard))));
+    if (this.client.isCluster) values = await Promise.all(shards.map((shard) => this.client.mget(keysOf(shard))));
     else {
-      const all = await this.client.mget(...shards.flatMap(keysOf));
+      const all = await this.client.mget(shards.flatMap(keysOf));
       values = shards.map((shard) => all.slice(5 * shard, 5 * shard + 5));
     }
     return values.map(([held, hot, finds, findsBefore, queued]) => ({

@@ -55,7 +55,7 @@ export class ClusterBoards {
     const own = this.board(this.now());
     await Promise.all([this.client.set(statsKeys.board(this.nodeId), JSON.stringify(own), 'PX', BOARD_TTL_MS), this.client.sadd(statsKeys.boards, this.nodeId)]);
     const nodes = (await this.client.smembers(statsKeys.boards)).sort();
-    const texts = nodes.length === 0 ? [] : await this.client.mget(...nodes.map((n) => statsKeys.board(n)));
+    const texts = nodes.length === 0 ? [] : await this.client.mget(nodes.map((n) => statsKeys.board(n)));
     const boards: NodeBoard[] = [];
     const lapsed: string[] = [];
     texts.forEach((text, i) => {
@@ -66,7 +66,7 @@ export class ClusterBoards {
         lapsed.push(nodes[i]!);
       }
     });
-    if (lapsed.length > 0) await this.client.srem(statsKeys.boards, ...lapsed);
+    if (lapsed.length > 0) await this.client.srem(statsKeys.boards, lapsed);
     // This node's own board as written, not as read back a moment later.
     const others = boards.filter((b) => b.node !== this.nodeId);
     this.latest = clusterOverview([own, ...others], this.nodeId, this.now());
