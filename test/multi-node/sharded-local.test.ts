@@ -115,6 +115,25 @@ describe('a sharded node takes finds for its own shards in process', () => {
     expect(relays[0]!.out.get('a') ?? []).toEqual([]);
   });
 
+  it('a tick of thousands of finds is stepped 500 at a time and committed in bounded slices, in arrival order', async () => {
+    const { relays, a, c, all } = cluster();
+    await a.own([0]);
+    const server = new Server('s', 64_000, c.gateway); // a game ordered for each (its record notes where)
+    server.connect();
+    await settle(all);
+    const commitsBefore = relays[0]!.commits.length;
+    const players = Array.from({ length: 3_000 }, (_, i) => new Player(`t${i}`));
+    for (const p of players) a.gateway.find(findIn('bravo', p), p);
+    await settle(all);
+    const sizes = relays[0]!.commits.slice(commitsBefore).map((x) => x.writes.length).filter((n) => n > 0);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1_000);
+    expect(relays[0]!.commits.slice(commitsBefore).flatMap((x) => records(x.writes))).toEqual(players.map((p) => p.ticketId));
+    server.confirmAll();
+    await settle(all);
+    expect(players.filter((p) => p.assignments.length !== 1 || p.errors.length > 0).map((p) => p.ticketId)).toEqual([]);
+  });
+
   it('the same find through a node that does not own the shard still crosses the relay, and both are answered alike', async () => {
     const { relays, a, c, all } = cluster();
     await a.own([0]);

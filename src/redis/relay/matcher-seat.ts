@@ -65,8 +65,15 @@ interface Arrival {
 /** A ticket's call as its owner holds it: relayed to a node, or this node's own, in process. */
 type SeatListener = RelayListener | LocalCall;
 
-/** Inbox entries read at a time. */
+/** Inbox entries read at a time, and this node's own finds stepped at a time. */
 const READ_COUNT = 500;
+
+/**
+ * A commit of in-process inputs goes out once it holds this many writes, not only at the end of
+ * the tick: the commit is one script call that blocks Redis while it runs, and a tick's backlog
+ * made commits of tens of thousands of writes.
+ */
+const COMMIT_WRITES = 1_000;
 
 /** The registry's refusal of a factory no connected server serves (src/factories/factory-registry.ts). */
 const NO_SERVER = /^no connected game server serves /;
@@ -160,10 +167,16 @@ export class MatcherSeat implements Answering, LocalAnswering {
     if (this.arrivals.length === 1) (this.options.defer ?? setImmediate)(() => this.takeArrivals());
   }
 
-  /** The finds of a tick: their kept assignments in one read (one MGET: the shard's keys share a slot), then one step and one commit. */
+  /**
+   * The finds of a tick: their kept assignments in one read (one MGET: the shard's keys share a
+   * slot), then one step and one commit. At most READ_COUNT at a time, as an inbox read takes: a
+   * node whose clients keep thousands of finds in flight made steps of tens of thousands of writes
+   * (one commit of megabytes, Redis blocked while it runs); the rest go in the next turn.
+   */
   private takeArrivals(): void {
-    const batch = this.arrivals;
-    this.arrivals = [];
+    const batch = this.arrivals.length <= READ_COUNT ? this.arrivals : this.arrivals.slice(0, READ_COUNT);
+    this.arrivals = batch === this.arrivals ? [] : this.arrivals.slice(READ_COUNT);
+    if (this.arrivals.length > 0) (this.options.defer ?? setImmediate)(() => this.takeArrivals());
     const token = this.token;
     if (batch.length === 0) return;
     if (token === undefined) return batch.forEach((a) => a.moved());
@@ -645,7 +658,8 @@ export class MatcherSeat implements Answering, LocalAnswering {
       apply();
     } finally {
       this.inInbox = batching;
-      this.commitSoon();
+      if (!batching && this.writes.length >= COMMIT_WRITES) void this.commit();
+      else this.commitSoon();
     }
   }
 
