@@ -49,10 +49,10 @@ program
     ),
   )
   .addOption(
-    new Option('--settle-gc <mode>', 'on: one compacting garbage collection once arrivals have been quiet for 1.5 s and the heap grew past what the last one left, so an idle node gives a burst\'s garbage back (a pause of ~2-4 ms per thousand tickets held, at most every 30 s and 2% of the time, and none likely longer than --settle-gc-max-pause-ms); off: leave it to V8')
+    new Option('--settle-gc <mode>', 'on: one compacting garbage collection once arrivals have been quiet for 1.5 s and the heap grew past what the last one left, so an idle node gives a burst\'s garbage back (a pause of ~2-4 ms per thousand tickets held, at most every 30 s and 2% of the time, and none likely longer than --settle-gc-max-pause-ms); off: leave it to V8; auto: on for one process, off for a cluster node (--redis), whose shard leases a pause must not outlast')
       .env('GAMEFACTORY_SETTLE_GC')
-      .choices(['on', 'off'])
-      .default('on'),
+      .choices(['on', 'off', 'auto'])
+      .default('auto'),
   )
   .addOption(
     new Option('--settle-gc-growth-mb <mb>', 'with --settle-gc on: the least heap growth since the last mark-compact worth a collection')
@@ -69,7 +69,7 @@ program
       .env('GAMEFACTORY_SETTLE_GC_MAX_PAUSE_MS')
       .default('500'),
   )
-  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
+  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -131,7 +131,7 @@ program
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),
         configPath: opts.config,
-        ...(opts.settleGc === 'on' && { settleCollection: { ...DEFAULT_SETTLE_COLLECTION, minGrowthBytes: growthMb * 1024 * 1024, minGrowthRatio: growthShare, maxPauseMs } }),
+        ...((opts.settleGc === 'on' || (opts.settleGc === 'auto' && opts.redis === undefined)) && { settleCollection: { ...DEFAULT_SETTLE_COLLECTION, minGrowthBytes: growthMb * 1024 * 1024, minGrowthRatio: growthShare, maxPauseMs } }),
         onDrained: () => process.exit(0),
       });
     } catch (error) {

@@ -7,6 +7,7 @@ import { GameServer } from '@gamefactory/game-server-sdk';
 import { WAITING_CONFIG, waitOverOneStream } from '../../perf/bench/waiting-load.js';
 import { until } from '../support/until.js';
 import { startCli } from './cli-process.js';
+import { RedisServer, redisBinaryPresent } from '../redis/redis-server.js';
 
 const collections = async (metrics: string): Promise<number> => {
   const text = await (await fetch(`http://${metrics}/metrics`)).text();
@@ -56,4 +57,28 @@ describe('the settle collection in the started process', () => {
     child = cli.child;
     expect(cli.output()).toContain('"settleCollection":false');
   });
+
+  it("is off by default on a cluster node (--redis): a pause past its shard leases (2 s) hands its shards away", async (ctx) => {
+    if (!redisBinaryPresent()) {
+      if (process.env.CI === 'true') throw new Error('redis-server is not installed');
+      return ctx.skip('redis-server is not installed');
+    }
+    const redis = await RedisServer.start();
+    try {
+      for (const [flags, on] of [[[], false], [['--settle-gc', 'on'], true]] as const) {
+        dir = mkdtempSync(join(tmpdir(), 'gamefactory-settle-'));
+        writeFileSync(join(dir, 'factories.yaml'), WAITING_CONFIG);
+        const cli = await startCli(['start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--config', join(dir, 'factories.yaml'),
+          '--data', join(dir, 'data'), '--redis', redis.url, ...flags]);
+        child = cli.child;
+        expect(cli.output()).toContain(`"settleCollection":${on}`);
+        const exited = new Promise((resolve) => child!.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 });
