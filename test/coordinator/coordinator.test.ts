@@ -103,6 +103,8 @@ describe('coordinator core, deterministic', () => {
     const early = after.find('early', ['early']);
     await settle();
     expect(late.listener.updates.at(-1)).toMatchObject({ kind: 'queued' });
+    // Places count the restored tickets not yet retried that arrived earlier: 'early' is ahead of 'late' and 'fresh' until it comes back.
+    expect([late, fresh, early].map((t) => t.listener.updates.filter((u) => u.kind === 'queued').map((u) => (u as { position: number }).position))).toEqual([[2], [3], [1]]);
     after.coordinator.onServerEvent('back', { kind: 'capacityChanged', capacity: { maxGames: 3, maxStartsPerSecond: 0 } });
     await settle();
     expect(server.creates().map((o) => o.playerIds[0])).toEqual(['early', 'late', 'fresh']);

@@ -1,3 +1,4 @@
+import { PresenceCounts } from '../../collections/presence-counts.js';
 import { MatchmakingError } from '../../errors/index.js';
 import { TicketOwnership, type TicketOwner } from '../../security/roles/ticket-ownership.js';
 import type { Principal } from '../../security/tokens/principal.js';
@@ -55,6 +56,13 @@ export class RestoredTickets {
   private readonly waiting = new Map<string, RestoredTicket>();
   /** Restored tickets whose game was ordered and not yet confirmed, by the CreateGame's request id. */
   private readonly byCreation = new Map<string, Set<string>>();
+  /**
+   * The arrivals of the waiting ones by factory, built on the first `aheadOf` (factories are the
+   * registry's to name) and kept as tickets leave and come back: a queued client's place counts
+   * them in O(log n). A scan per place told, thousands of restored tickets by the thousands of
+   * places told after a shard's takeover, stalled a cluster node for seconds, past its leases.
+   */
+  private arrivals: { readonly byFactory: Map<string, PresenceCounts>; readonly factoryOf: Map<string, string> } | undefined;
   private stopping = false;
 
   constructor(
@@ -97,6 +105,11 @@ export class RestoredTickets {
     }
     this.ctx.deadlines.set(DeadlineKind.RestoredExpiry, id, endsAt);
     this.waiting.set(id, restored);
+    if (this.arrivals) {
+      // Only tickets that were here when the index was built come back; anything else rebuilds it.
+      const factory = this.arrivals.factoryOf.get(id);
+      if (factory === undefined || !this.arrivals.byFactory.get(factory)?.add(restored.record.arrival)) this.arrivals = undefined;
+    }
     const requestId = restored.record.placed?.requestId;
     if (requestId !== undefined) {
       let ids = this.byCreation.get(requestId);
@@ -115,6 +128,8 @@ export class RestoredTickets {
     const entry = this.waiting.get(ticketId);
     if (!entry) return false;
     this.waiting.delete(ticketId);
+    const factory = this.arrivals?.factoryOf.get(ticketId);
+    if (factory !== undefined) this.arrivals!.byFactory.get(factory)!.remove(entry.record.arrival);
     const requestId = entry.record.placed?.requestId;
     const ids = requestId === undefined ? undefined : this.byCreation.get(requestId);
     if (ids?.delete(ticketId) && ids.size === 0) this.byCreation.delete(requestId!);
@@ -126,13 +141,30 @@ export class RestoredTickets {
     this.stopping = true;
   }
 
-  /** Restored tickets of `factory` not yet retried, with an arrival before `arrival`. */
+  /** Restored tickets of `factory` not yet retried, with an arrival before `arrival`: O(log n) once indexed. */
   aheadOf(resolve: (request: FindRequest) => string | undefined, factory: string, arrival: number): number {
-    let n = 0;
-    for (const { record } of this.waiting.values()) {
-      if (record.arrival < arrival && resolve(record.request) === factory) n++;
+    this.arrivals ??= this.indexArrivals(resolve);
+    return this.arrivals.byFactory.get(factory)?.below(arrival) ?? 0;
+  }
+
+  private indexArrivals(resolve: (request: FindRequest) => string | undefined): NonNullable<RestoredTickets['arrivals']> {
+    const factoryOf = new Map<string, string>();
+    const grouped = new Map<string, number[]>();
+    for (const [id, { record }] of this.waiting) {
+      const factory = resolve(record.request);
+      if (factory === undefined) continue;
+      factoryOf.set(id, factory);
+      let list = grouped.get(factory);
+      if (!list) grouped.set(factory, (list = []));
+      list.push(record.arrival);
     }
-    return n;
+    const byFactory = new Map<string, PresenceCounts>();
+    for (const [factory, arrivals] of grouped) {
+      const counts = new PresenceCounts(arrivals);
+      for (const arrival of arrivals) counts.add(arrival);
+      byFactory.set(factory, counts);
+    }
+    return { byFactory, factoryOf };
   }
 }
 
