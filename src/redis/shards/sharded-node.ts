@@ -137,7 +137,12 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     }
     return seat;
   };
-  const keeper = await ShardKeeper.open(client, {
+  // The keeper's beats, renewals and reads of every shard's term on a connection of their own: on
+  // the node's main one they waited behind its bulk (a tick's forwarded finds and player claims,
+  // a restored shard's tickets), and under load leases lapsed while their renewals queued.
+  const control = await duplicate();
+  readers.push(control);
+  const keeper = await ShardKeeper.open(control, {
     nodeId,
     shardCount,
     leaseMs,
