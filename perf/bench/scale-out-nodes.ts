@@ -25,6 +25,7 @@ export function cpuSeconds(pid: number): number {
 
 export class BenchNode {
   private output = '';
+  private stopping = false;
   private readonly exited: Promise<void>;
   port = 0;
 
@@ -33,6 +34,9 @@ export class BenchNode {
     private readonly dir: string,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.once('exit', (code, signal) => {
+      if (!this.stopping) process.stderr.write(`a bench node exited (${code ?? signal}) before it was stopped:\n${this.output.slice(-6000)}\n`);
+    });
     const collect = (chunk: Buffer) => (this.output += chunk.toString());
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
@@ -72,6 +76,14 @@ export class BenchNode {
     return cpuSeconds(this.pid);
   }
 
+  /** Read and write system calls so far, and the times the process slept (voluntary context switches, all threads of the main one's). */
+  syscalls(): { reads: number; writes: number; sleeps: number } {
+    const io = readFileSync(`/proc/${this.pid}/io`, 'utf8');
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const field = (text: string, name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)![1]);
+    return { reads: field(io, 'syscr'), writes: field(io, 'syscw'), sleeps: field(status, 'voluntary_ctxt_switches') };
+  }
+
   /** Redis commands and round trips this node has sent so far. */
   redisCalls(): { commands: number; trips: number } {
     try {
@@ -96,6 +108,7 @@ export class BenchNode {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       if (process.env.SCALE_OUT_CPU_PROF) {
         // A profile is written only when the process exits by itself: a second SIGTERM exits at once.

@@ -14,12 +14,15 @@
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
  * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
  * node's warm-up in tickets before the measured load (4,000); SCALE_OUT_CONCURRENCY the tickets
- * each load process keeps in flight (256).
+ * each load process keeps in flight (256). SCALE_OUT_VERBOSE=1 prints what tells a slow or wrong
+ * run's cause (scale-out-diagnostics.ts); SCALE_OUT_CPU_PROF=<dir> profiles every node and prints
+ * the measured window to cut the profiles to (perf/profile/summarize-cpuprofile.ts, long-tasks.ts).
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 import type { LoadOutcome } from './scale-out-load.js';
 import { BenchNode, redisCpuSeconds, runLoadProcess } from './scale-out-nodes.js';
+import { diagnose, shardMoves } from './scale-out-diagnostics.js';
 
 type Mode = 'relay' | 'sharded';
 const MODE: Mode = process.env.SCALE_OUT_MODE === 'relay' ? 'relay' : 'sharded';
@@ -118,12 +121,18 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
   const warm = await load(nodes, `${label}-warm`, warmPerNode * nodes.length);
   const warmLost = warm.reduce((n, o) => n + o.sent - o.assigned, 0);
   const cpu0 = nodes.map((n) => n.cpuSeconds());
+  const sys0 = nodes.map((n) => n.syscalls());
   const redis0 = await redisCpuSeconds(redisPorts);
   const calls0 = nodes.map((n) => n.redisCalls());
   const matched0 = MODE === 'sharded' ? await Promise.all(nodes.map(matcherTickets)) : [];
+  const moves0 = shardMoves(nodes);
+  const window0 = process.hrtime.bigint() / 1000n;
   const outcomes = await load(nodes, label, tickets);
+  // With SCALE_OUT_CPU_PROF: the measured window, for perf/profile/summarize-cpuprofile.ts (PROFILE_FROM_US, PROFILE_TO_US).
+  if (process.env.SCALE_OUT_CPU_PROF) console.error(`measured window ${label}: PROFILE_FROM_US=${window0} PROFILE_TO_US=${process.hrtime.bigint() / 1000n} pids ${nodes.map((n) => n.pid).join(' ')}`);
   await new Promise((r) => setTimeout(r, 400)); // the meters write every 200 ms
   const cpu = nodes.map((n, i) => n.cpuSeconds() - cpu0[i]!);
+  const sys = nodes.map((n, i) => { const now = n.syscalls(); return { reads: now.reads - sys0[i]!.reads, writes: now.writes - sys0[i]!.writes, sleeps: now.sleeps - sys0[i]!.sleeps }; });
   const redisCpu = (await redisCpuSeconds(redisPorts)).map((s, i) => s - redis0[i]!);
   const calls = nodes.map((n, i) => {
     const now = n.redisCalls();
@@ -141,6 +150,7 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
   const seats = new Map<string, number>();
   for (const o of outcomes) for (const player of o.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
   const doubled = outcomes.reduce((n, o) => n + o.answeredTwice, 0) + [...seats.values()].filter((n) => n > 1).length;
+  if (process.env.SCALE_OUT_VERBOSE) await diagnose(label, nodes, { sys, matched: redisPorts.length === 0 ? [assigned] : matched, outcomes, seats, moves0 });
   const seconds = Math.max(...outcomes.map((o) => o.elapsedMs)) / 1000;
   const busiest = Math.max(...cpu);
   const busiestRedis = Math.max(...redisCpu);
