@@ -10,11 +10,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { coordinatorEntry } from './child-process.js';
 import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
 
 const METER = fileURLToPath(new URL('./scale-out-meter.mjs', import.meta.url));
 const LOAD = fileURLToPath(new URL('./scale-out-load.ts', import.meta.url));
 const CLOCK_TICKS_PER_SECOND = 100; // Linux USER_HZ
+/** How nodes are started, built once per bench run. */
+let entry: string[] | undefined;
 
 /** User + system CPU seconds of a process so far. */
 export function cpuSeconds(pid: number): number {
@@ -48,7 +51,10 @@ export class BenchNode {
     // SCALE_OUT_CPU_PROF=<dir>: each node writes a V8 CPU profile there when stopped (perf/profile/summarize-cpuprofile.ts).
     const profileDir = process.env.SCALE_OUT_CPU_PROF;
     const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const args = [...profile, '--import', 'tsx', 'src/cli/main.ts', 'start', '--data', join(dir, 'data'), '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'];
+    // The compiled coordinator, as `npx gamefactory start` runs it (BENCH_COORDINATOR=tsx: from the
+    // sources, whose transpiled closures each pay esbuild's __name; ~2.5% of a sharded node).
+    entry ??= coordinatorEntry();
+    const args = [...profile, ...entry, 'start', '--data', join(dir, 'data'), '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'];
     if (redisUrl) args.push('--redis', redisUrl);
     const nodeOptions = [process.env.NODE_OPTIONS, `--import=${METER}`].filter(Boolean).join(' ');
     const child = spawn(process.execPath, args, {
