@@ -144,6 +144,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     log: options.log,
     // Creations waiting for a slot: with the finds, what the grant loop apportions slots by.
     queued: (shard) => cores.get(shard)?.view.snapshot().queued ?? 0,
+    address: options.advertise,
     hooks: {
       gained: (shard, token) => {
         // Redis failing while the seat restores: it lets go and tries again while the keeper still holds this term.
