@@ -176,7 +176,9 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   }, beat);
   // A shard whose seat serves here takes this node's finds in process (a stale term's writes are refused by the fence).
   const local = (shard: number) => madeSeats.get(shard);
-  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard), local);
+  // A find relayed to another node's shard tells its client that node's address (read each tick with the membership).
+  const ownerAddress = (shard: number) => keeper.ownerAddress(shard);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard), local, ownerAddress);
   // The slow grant loop: this node's servers' slots re-apportioned to their shards by demand.
   const granting = setInterval(() => {
     try {
