@@ -17,6 +17,7 @@ export async function runLoadCommand(opts: Record<string, string | string[] | bo
   bar.start(tickets, 0);
   const report = await runLoad({
     address: String(opts.coordinator),
+    followOwner: opts.followOwner === true,
     servers: number('servers'),
     maxGamesPerServer: number('maxGames'),
     playersPerGame: number('playersPerGame'),

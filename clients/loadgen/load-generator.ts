@@ -3,8 +3,14 @@ import { FindError, Matchmaker, type FindRequest, type PlainValue } from '@gamef
 import { performance } from 'node:perf_hooks';
 
 export interface LoadOptions {
-  /** Coordinator address, host:port. */
+  /** Coordinator address, host:port, or several nodes of a cluster: host:port,host:port,... */
   readonly address: string;
+  /**
+   * With several addresses: send each find to the node that owns its factory once a route hint
+   * named it (the matchmaking client's `followOwner`). Off, finds take the client's turn over
+   * the nodes (calls) or its one stream (stream mode), and hints are ignored.
+   */
+  readonly followOwner?: boolean;
   /** Fake game servers to connect (0: use the servers already there). */
   readonly servers: number;
   readonly maxGamesPerServer: number;
@@ -52,7 +58,8 @@ export interface LoadReport {
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const fleet = await connectServers(options);
   const matchmaker = new Matchmaker({
-    addresses: options.address,
+    addresses: options.address.split(','),
+    followOwner: options.followOwner === true,
     multiplex: options.mode === 'stream',
     batch: options.batch !== false,
     // Every ticket of unary mode is a call of its own on the one connection.
@@ -109,7 +116,7 @@ async function connectServers(options: LoadOptions): Promise<{ gamesEnded(): num
   let gamesEnded = 0;
   const servers = Array.from({ length: options.servers }, (_, i) => {
     const server = new GameServer({
-      addresses: options.address,
+      addresses: options.address.split(','),
       serverId: `${options.runId}-server${i}`,
       endpoint: `127.0.0.1:${7000 + i}`,
       capacity: { maxGames: options.maxGamesPerServer },

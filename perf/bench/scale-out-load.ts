@@ -4,7 +4,9 @@
  * factory, players join at once, a game ends when full) and one batched FindGames stream; tickets
  * go round-robin over the factories, so each gets the same demand. Prints one JSON line: what it
  * sent, what was assigned, tickets answered twice, and every player its servers were told to seat
- * (the bench counts a player seated twice across all load processes as doubled).
+ * (the bench counts a player seated twice across all load processes as doubled). With `nodes`
+ * (SCALE_OUT_ROUTE=owner) it opens a stream to every node and sends each factory's finds to the
+ * node its route hints named the owner (FindGameUpdate.owner_address), its first ones to its own.
  */
 import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { TickBatch, type PlainValue } from '@gamefactory/protocol';
@@ -23,6 +25,10 @@ export interface LoadPlan {
   readonly partitions: readonly Record<string, PlainValue>[];
   /** Give up on tickets still unanswered this long after the last was sent. */
   readonly timeoutMs: number;
+  /** Every node of the cluster: follow route hints to them. Absent: every find on one stream to `address`. */
+  readonly nodes?: readonly string[];
+  /** With `nodes`: each factory's owner as an earlier load process learned it (a client already warm). */
+  readonly routes?: readonly string[];
 }
 
 export interface LoadOutcome {
@@ -34,6 +40,10 @@ export interface LoadOutcome {
   readonly elapsedMs: number;
   /** Players the servers of this process were told to seat, with repeats. */
   readonly seated: string[];
+  /** Tickets whose first update named another node as the owner: each crossed the relay. */
+  readonly relayed: number;
+  /** Each factory's node as this process last sent to it (its own node, or the owner a hint named). */
+  readonly routes: string[];
 }
 
 async function run(plan: LoadPlan): Promise<LoadOutcome> {
@@ -47,13 +57,19 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       ),
   );
   await Promise.all(servers.map((s) => s.connect()));
-  const client = new MatchmakerClient(plan.address, credentials.createInsecure(), { 'grpc.max_concurrent_streams': 10_000 } as object);
-  const stream = client.findGames();
-  const finds = new TickBatch<FindGameRequest>((batched) => stream.write({ request: { $case: 'batch', value: { finds: batched, cancels: [] } } }));
+  // Its own node first: where every factory's finds go until a hint names another owner.
+  const addresses = [plan.address, ...(plan.nodes ?? []).filter((a) => a !== plan.address)];
+  const clients = addresses.map((a) => new MatchmakerClient(a, credentials.createInsecure(), { 'grpc.max_concurrent_streams': 10_000 } as object));
+  const streams = clients.map((c) => c.findGames());
+  const finds = streams.map((stream) => new TickBatch<FindGameRequest>((batched) => stream.write({ request: { $case: 'batch', value: { finds: batched, cancels: [] } } })));
+  /** Per factory (partition index), the stream its finds go to. */
+  const routeOf = plan.partitions.map((_, p) => Math.max(0, addresses.indexOf(plan.routes?.[p] ?? plan.address)));
+  const ticketPrefix = `${plan.runId}-t`;
   const answers = new Map<string, number>();
   const errors: Record<string, number> = {};
   let settled = 0;
   let assigned = 0;
+  let relayed = 0;
   let next = 0;
   const startedAt = performance.now();
 
@@ -61,8 +77,9 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
     const pump = () => {
       while (next < plan.tickets && next - settled < plan.concurrency) {
         const i = next++;
-        finds.push(
-          findGameRequest({ ticketId: `${plan.runId}-t${i}`, template: plan.template, party: [`${plan.runId}-p${i}`], partition: plan.partitions[i % plan.partitions.length] }),
+        const p = i % plan.partitions.length;
+        finds[routeOf[p]!]!.push(
+          findGameRequest({ ticketId: `${ticketPrefix}${i}`, template: plan.template, party: [`${plan.runId}-p${i}`], partition: plan.partitions[p] }),
         );
       }
       if (settled >= plan.tickets) resolve();
@@ -71,6 +88,11 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       if (u.update?.$case === 'batch') {
         for (const inner of u.update.value.updates) onUpdate(inner);
         return;
+      }
+      if (u.ownerAddress) {
+        relayed++;
+        const owner = plan.nodes ? addresses.indexOf(u.ownerAddress) : -1;
+        if (owner >= 0) routeOf[Number(u.ticketId.slice(ticketPrefix.length)) % plan.partitions.length] = owner;
       }
       if (u.update?.$case === 'queued' || u.update === undefined) return;
       const seen = answers.get(u.ticketId) ?? 0;
@@ -81,11 +103,13 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       settled++;
       pump();
     };
-    stream.on('data', onUpdate);
-    stream.on('error', (e: ServiceError) => {
-      errors[`stream ${e.code}`] = (errors[`stream ${e.code}`] ?? 0) + 1;
-      resolve();
-    });
+    for (const stream of streams) {
+      stream.on('data', onUpdate);
+      stream.on('error', (e: ServiceError) => {
+        errors[`stream ${e.code}`] = (errors[`stream ${e.code}`] ?? 0) + 1;
+        resolve();
+      });
+    }
     pump();
     const deadline = setInterval(() => {
       if (next >= plan.tickets && performance.now() - startedAt > plan.timeoutMs) resolve();
@@ -94,9 +118,9 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
   });
   const elapsedMs = performance.now() - startedAt;
   await new Promise((r) => setTimeout(r, 300)); // late duplicates and seat orders still on their way
-  finds.flush();
-  stream.end();
-  client.close();
+  for (const batch of finds) batch.flush();
+  for (const stream of streams) stream.end();
+  for (const client of clients) client.close();
   const seated: string[] = [];
   for (const server of servers) {
     for (const message of server.orders) {
@@ -105,7 +129,7 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
     }
     server.close();
   }
-  return { sent: plan.tickets, assigned, answeredTwice: [...answers.values()].filter((n) => n > 1).length, errors, elapsedMs, seated };
+  return { sent: plan.tickets, assigned, answeredTwice: [...answers.values()].filter((n) => n > 1).length, errors, elapsedMs, seated, relayed, routes: routeOf.map((i) => addresses[i]!) };
 }
 
 const plan = JSON.parse(process.argv[2]!) as LoadPlan;

@@ -14,9 +14,13 @@
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
  * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
  * node's warm-up in tickets before the measured load (4,000); SCALE_OUT_CONCURRENCY the tickets
- * each load process keeps in flight (256). SCALE_OUT_VERBOSE=1 prints what tells a slow or wrong
- * run's cause (scale-out-diagnostics.ts); SCALE_OUT_CPU_PROF=<dir> profiles every node and prints
- * the measured window to cut the profiles to (perf/profile/summarize-cpuprofile.ts, long-tasks.ts).
+ * each load process keeps in flight (256). SCALE_OUT_ROUTE=owner: each load process opens a
+ * stream to every node and sends each factory's finds to the owner its route hints named (its
+ * first ones to its own node), as clients following the hints do; any (the default): every find
+ * to its own node. The group says which, and a row counts the finds that crossed the relay.
+ * SCALE_OUT_VERBOSE=1 prints what tells a slow or wrong run's cause (scale-out-diagnostics.ts);
+ * SCALE_OUT_CPU_PROF=<dir> profiles every node and prints the measured window to cut the profiles
+ * to (perf/profile/summarize-cpuprofile.ts, long-tasks.ts).
  */
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
@@ -27,6 +31,11 @@ import { diagnose, shardMoves } from './scale-out-diagnostics.js';
 type Mode = 'relay' | 'sharded';
 const MODE: Mode = process.env.SCALE_OUT_MODE === 'relay' ? 'relay' : 'sharded';
 const MODE_ENV: Record<Mode, Record<string, string>> = { relay: {}, sharded: { GAMEFACTORY_CLUSTER_MODE: 'sharded' } };
+type Route = 'owner' | 'any';
+const ROUTE: Route = process.env.SCALE_OUT_ROUTE === 'owner' ? 'owner' : 'any';
+if (process.env.SCALE_OUT_ROUTE !== undefined && !['owner', 'any'].includes(process.env.SCALE_OUT_ROUTE)) {
+  throw new Error(`SCALE_OUT_ROUTE: "${process.env.SCALE_OUT_ROUTE}" is not owner or any`);
+}
 const NODE_COUNTS = [...new Set([1, ...(process.env.SCALE_OUT_NODES ?? '1,2,4').split(',').map(Number)])].sort((a, b) => a - b);
 const PARTITIONS = ['normal', 'hard', 'expert', 'master'].flatMap((difficulty) => [false, true].map((hardcore) => ({ difficulty, hardcore, version: 'v201' })));
 
@@ -88,7 +97,8 @@ async function ready(nodes: readonly BenchNode[]): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000));
 }
 
-function load(nodes: readonly BenchNode[], label: string, tickets: number): Promise<LoadOutcome[]> {
+/** `learned`: each node's load process's routes from an earlier load (the warm-up), so the measured one starts warm. */
+function load(nodes: readonly BenchNode[], label: string, tickets: number, learned?: readonly LoadOutcome[]): Promise<LoadOutcome[]> {
   return Promise.all(
     nodes.map((node, i) =>
       runLoadProcess({
@@ -101,6 +111,7 @@ function load(nodes: readonly BenchNode[], label: string, tickets: number): Prom
         template: 'diablo',
         partitions: PARTITIONS,
         timeoutMs: 60_000,
+        ...(ROUTE === 'owner' && { nodes: nodes.map((n) => n.address), routes: learned?.[i]?.routes }),
       }),
     ),
   );
@@ -127,7 +138,7 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
   const matched0 = MODE === 'sharded' ? await Promise.all(nodes.map(matcherTickets)) : [];
   const moves0 = shardMoves(nodes);
   const window0 = process.hrtime.bigint() / 1000n;
-  const outcomes = await load(nodes, label, tickets);
+  const outcomes = await load(nodes, label, tickets, warm);
   // With SCALE_OUT_CPU_PROF: the measured window, for perf/profile/summarize-cpuprofile.ts (PROFILE_FROM_US, PROFILE_TO_US).
   if (process.env.SCALE_OUT_CPU_PROF) console.error(`measured window ${label}: PROFILE_FROM_US=${window0} PROFILE_TO_US=${process.hrtime.bigint() / 1000n} pids ${nodes.map((n) => n.pid).join(' ')}`);
   await new Promise((r) => setTimeout(r, 400)); // the meters write every 200 ms
@@ -146,6 +157,7 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
         : nodes.map((n) => (/this node now runs the matcher/.test(n.log) ? 1 : 0));
 
   const sent = outcomes.reduce((n, o) => n + o.sent, 0);
+  const relayed = outcomes.reduce((n, o) => n + o.relayed, 0);
   const assigned = outcomes.reduce((n, o) => n + o.assigned, 0);
   const seats = new Map<string, number>();
   for (const o of outcomes) for (const player of o.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
@@ -162,6 +174,8 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
     row('cluster', 'tickets lost', sent - assigned, false),
     row('cluster', 'tickets doubled', doubled, false),
     row('cluster', 'tickets lost in the warm-up (shards still moving with SCALE_OUT_SETTLE=no)', warmLost, false),
+    // Sharded nodes name the owner on each relayed ticket's first update; the relay mode and the embedded node never do.
+    ...(MODE === 'sharded' && redisPorts.length > 0 ? [row('cluster', "finds that crossed to another node's shard (%, by their route hints)", (100 * relayed) / sent, false)] : []),
     row('cluster', 'projected capacity: tickets per busiest node CPU s', assigned / busiest, true),
     row('cluster', 'projected Redis capacity: tickets per busiest Redis CPU s', assigned / busiestRedis, true),
     row('cluster', 'Redis round trips per ticket (all nodes; a tick\'s pipelined commands share one)', calls.reduce((s, c) => s + c.trips, 0) / assigned, false),
@@ -198,7 +212,7 @@ const suite: BenchSuite = {
     const baseline = process.env.SCALE_OUT_BASELINE === 'no' ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded', warmPerNode));
     if (baseline) rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
     for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
-      const group = `scale-out (${MODE}) on ${deployment.name}`;
+      const group = `scale-out (${MODE}, ${ROUTE === 'owner' ? 'finds to the owner' : 'finds to any node'}) on ${deployment.name}`;
       const capacity = new Map<number, Measured>();
       for (const count of NODE_COUNTS) {
         const redis = await deployment.start();

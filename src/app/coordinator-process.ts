@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { randomId } from './random-ids.js';
+import { defaultAdvertiseAddress } from '../cluster/routing/advertise-address.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { SliceWorkerPool } from '../competitive/index.js';
 import { forwardingCommands, type CoordinatorCommands } from '../coordinator/edges/commands.js';
@@ -57,6 +59,12 @@ export interface ProcessOptions {
   readonly redis?: string;
   /** With `redis`: shards of factories owned across the nodes (default), or one matcher owner the others relay to. */
   readonly clusterMode?: 'relay' | 'sharded';
+  /**
+   * With `redis`: the host:port clients reach this node at, named in other nodes' route hints
+   * (checked by `parseAdvertiseAddress`). Default: the bound gRPC address, or this machine's
+   * hostname with the bound port when it listens on every interface.
+   */
+  readonly advertiseAddress?: string;
   /** `--record`: write the competitive tickets taken in to this file, for `gamefactory replay`. */
   readonly record?: string;
   /** The file `config` was read from: SIGHUP and Admin.ReloadConfig read it again. No reload without it. */
@@ -164,12 +172,15 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   // environment) whenever it takes the matcher, and metrics follow whichever core runs.
   const restored = options.redis ? [] : store.tickets.loadAll();
   const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
+  // Known once the gRPC port is bound (below); the node publishes it from its next beat on.
+  let advertised: string | undefined;
   const node = options.redis
     ? await (options.clusterMode === 'relay' ? startRedisNode : startShardedNode)({
         url: options.redis,
         config: options.config,
         log: options.log,
         build: (place) => buildCore(runningConfig(), environment, place),
+        advertise: () => advertised,
       })
     : undefined;
   const currentCore = (): CoreHost | undefined => host ?? node?.core();
@@ -261,8 +272,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
+  if (node) advertised = options.advertiseAddress ?? defaultAdvertiseAddress(listen.host, grpc.port, hostname());
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId, settleCollection: settle !== undefined },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId, advertise: advertised, settleCollection: settle !== undefined },
     'gamefactory coordinator listening',
   );
 

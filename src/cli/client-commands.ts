@@ -43,7 +43,8 @@ export function registerClientCommands(program: Command): void {
   program
     .command('loadgen')
     .description('load generator: fake game servers and a FindGame arrival rate against any coordinator')
-    .option('--coordinator <host:port>', 'coordinator address', '127.0.0.1:50051')
+    .option('--coordinator <host:port[,host:port...]>', 'coordinator address, or several nodes of a cluster', '127.0.0.1:50051')
+    .option('--follow-owner', 'with several --coordinator nodes: send each find to the node a route hint named as its factory\'s owner (sharded cluster), not by turn or over one stream', false)
     .option('--servers <n>', 'fake game servers to connect', '10')
     .option('--max-games <n>', 'slots per fake server', '1000')
     .option('--players-per-game <n>', 'a fake server ends a game when this many players are in it', '4')

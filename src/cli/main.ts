@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
+import { parseAdvertiseAddress } from '../cluster/routing/advertise-address.js';
 import { createLogger } from './logger.js';
 import { metricsAddress } from './metrics-address.js';
 import { registerCheckCommand } from './check-command.js';
@@ -29,6 +30,10 @@ program
       .env('GAMEFACTORY_CLUSTER_MODE')
       .choices(['sharded', 'relay'])
       .default('sharded'),
+  )
+  .addOption(
+    new Option('--advertise-address <host:port>', 'with --redis: the address clients reach this node at, named in the route hints other nodes give for the factories this node owns (default: the bound --listen address, or this machine\'s hostname with the bound port when --listen is 0.0.0.0 or ::)')
+      .env('GAMEFACTORY_ADVERTISE_ADDRESS'),
   )
   .addOption(
     new Option('--log-format <format>', 'json, or pretty for people').env('GAMEFACTORY_LOG_FORMAT').choices(['json', 'pretty']).default('json'),
@@ -69,7 +74,7 @@ program
       .env('GAMEFACTORY_SETTLE_GC_MAX_PAUSE_MS')
       .default('500'),
   )
-  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
+  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
@@ -100,6 +105,14 @@ program
       process.exitCode = 2;
       return;
     }
+    let advertiseAddress: string | undefined;
+    try {
+      advertiseAddress = opts.advertiseAddress === undefined ? undefined : parseAdvertiseAddress(opts.advertiseAddress);
+    } catch (error) {
+      log.error({}, (error as Error).message);
+      process.exitCode = 2;
+      return;
+    }
     const growthMb = Number(opts.settleGcGrowthMb);
     const growthShare = Number(opts.settleGcGrowthShare);
     const maxPauseMs = Number(opts.settleGcMaxPauseMs);
@@ -127,6 +140,7 @@ program
         log,
         redis: opts.redis,
         clusterMode: opts.clusterMode,
+        ...(advertiseAddress !== undefined && { advertiseAddress }),
         security: { insecure: bind.kind === 'insecure' },
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),

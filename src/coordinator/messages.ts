@@ -152,9 +152,11 @@ export type TicketUpdate =
 export interface TicketListener {
   /**
    * `ticketId` lets one listener serve many tickets (a FindGames stream): one object per stream
-   * instead of a closure pair per waiting ticket.
+   * instead of a closure pair per waiting ticket. `ownerAddress`: a sharded node's route hint,
+   * on the first update of a ticket it relayed to another node's shard (that owner's advertised
+   * address); never set by a core, so a find served in process carries none.
    */
-  update(update: TicketUpdate, ticketId: string): void;
+  update(update: TicketUpdate, ticketId: string, ownerAddress?: string): void;
   /** The ticket ended without an assignment (cancelled, expired, its factory gone...). */
   fail(error: MatchmakingError, ticketId: string): void;
 }

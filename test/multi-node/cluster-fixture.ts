@@ -63,6 +63,11 @@ export class ReconnectingServer {
     this.connection.setCapacity(maxGames);
   }
 
+  /** Advertises `maxGames` from its next hello on (it comes back bigger), not on this connection. */
+  capacityOnReconnect(maxGames: number): void {
+    this.maxGames = maxGames;
+  }
+
   close(): void {
     this.closed = true;
     this.connection.close();
@@ -155,7 +160,7 @@ export async function expectResumeKeepsPlace(a: NodeProcess, b: NodeProcess): Pr
 }
 
 /** How many factories a QueryStats of this one factory counts (0 until a server that hosts it is known to its owner). */
-function factoriesServed(client: MatchmakerClient, factory: string): Promise<number> {
+export function factoriesServed(client: MatchmakerClient, factory: string): Promise<number> {
   return new Promise((resolve, reject) =>
     client.queryStats({ factory, template: '', partitionAttributes: {}, predicates: [], mode: 0 }, (error, stats) => (error ? reject(error) : resolve(stats.factories))),
   );

@@ -32,11 +32,15 @@ export function shardedProcesses() {
   });
 
   return {
-    /** A sharded node on the block's Redis, stopped after the test. */
-    async start(): Promise<NodeProcess> {
-      const node = await NodeProcess.start(redis!.url, { GAMEFACTORY_CLUSTER_MODE: 'sharded' });
+    /** A sharded node on the block's Redis, stopped after the test; `env`: more of the node's environment. */
+    async start(env: Record<string, string> = {}): Promise<NodeProcess> {
+      const node = await NodeProcess.start(redis!.url, { GAMEFACTORY_CLUSTER_MODE: 'sharded', ...env });
       nodes.push(node);
       return node;
+    },
+    /** The block's Redis, for what a test reads there (a stream's counters). */
+    redis(): Redis {
+      return admin!;
     },
     /** Runs after the test, before its nodes stop (clients, game servers). */
     onClose(close: () => void): void {

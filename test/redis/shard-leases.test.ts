@@ -14,6 +14,7 @@ const freshShard = () => 1000 + ++unique;
 
 async function clearMembership(target: RedisTarget): Promise<void> {
   await target.client().del(memberKeys.nodes);
+  await target.client().del(memberKeys.addresses);
   await target.client().del(memberKeys.shardCount);
 }
 
@@ -72,14 +73,33 @@ describe.each(targets)('shard leases on $name', (target) => {
     await clearMembership(target);
     const a = await ClusterMembership.open(target.client(), 'a', 60_000, 64);
     const b = await ClusterMembership.open(target.client(), 'b', 60, 64);
-    expect(await a.beat()).toEqual({ live: ['a'], wasLive: false });
+    expect(await a.beat()).toEqual({ live: ['a'], wasLive: false, addresses: new Map() });
     expect((await b.beat()).live).toEqual(['a', 'b']);
-    expect(await a.beat()).toEqual({ live: ['a', 'b'], wasLive: true });
+    expect(await a.beat()).toEqual({ live: ['a', 'b'], wasLive: true, addresses: new Map() });
     await sleep(120);
     expect((await a.beat()).live).toEqual(['a']);
     expect((await b.beat()).wasLive).toBe(false);
     await b.leave();
     expect((await a.beat()).live).toEqual(['a']);
+  });
+
+  it('membership: a beat publishes the node\'s client-facing address and reads every live node\'s; a lapsed or departed node\'s address goes with it', async (ctx) => {
+    needRedis(ctx);
+    await clearMembership(target);
+    const a = await ClusterMembership.open(target.client(), 'a', 60_000, 64);
+    const b = await ClusterMembership.open(target.client(), 'b', 60, 64);
+    const c = await ClusterMembership.open(target.client(), 'c', 60_000, 64);
+    // No address yet (the gRPC port is bound after the node joins): the node is live, unnamed.
+    expect((await a.beat()).addresses).toEqual(new Map());
+    await b.beat('b.example:50052');
+    await c.beat('c.example:50053');
+    expect((await a.beat('a.example:50051')).addresses).toEqual(new Map([['a', 'a.example:50051'], ['b', 'b.example:50052'], ['c', 'c.example:50053']]));
+    // A beat without one leaves the published address as it is.
+    expect((await a.beat()).addresses.get('a')).toBe('a.example:50051');
+    await sleep(120); // b's TTL lapses
+    await c.leave();
+    expect((await a.beat()).addresses).toEqual(new Map([['a', 'a.example:50051']]));
+    expect(await target.client().hkeys(memberKeys.addresses)).toEqual(['a']);
   });
 
   it('a node configured with another shard count is refused: it would map factories to other shards', async (ctx) => {

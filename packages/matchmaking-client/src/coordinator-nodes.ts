@@ -11,29 +11,42 @@ export interface NodeOptions {
   readonly channelOptions?: ChannelOptions;
 }
 
-/** One gRPC client per coordinator node, made on first use; turns through them on failure. */
+/**
+ * One gRPC client per coordinator node, made on first use; turns through them on failure. A route
+ * hint may name a node by an address not configured (when the client allows that): it gets a
+ * client of its own, outside the turn.
+ */
 export class CoordinatorNodes {
   readonly addresses: readonly string[];
-  private readonly clients: (MatchmakerClient | undefined)[];
+  private readonly clients = new Map<string, MatchmakerClient>();
   private turn = 0;
 
   constructor(private readonly options: NodeOptions) {
     this.addresses = typeof options.addresses === 'string' ? [options.addresses] : [...options.addresses];
     if (this.addresses.length === 0) throw new Error('addresses: name at least one coordinator (host:port)');
-    this.clients = this.addresses.map(() => undefined);
   }
 
   client(node: number): MatchmakerClient {
-    const i = node % this.addresses.length;
-    return (this.clients[i] ??= new MatchmakerClient(
-      this.addresses[i]!,
-      this.options.credentials ?? grpcCredentials.createInsecure(),
-      this.options.channelOptions ?? {},
-    ));
+    return this.clientAt(this.address(node));
+  }
+
+  /** The client of the node at `address`, configured or named by a route hint. */
+  clientAt(address: string): MatchmakerClient {
+    let client = this.clients.get(address);
+    if (!client) {
+      client = new MatchmakerClient(address, this.options.credentials ?? grpcCredentials.createInsecure(), this.options.channelOptions ?? {});
+      this.clients.set(address, client);
+    }
+    return client;
   }
 
   address(node: number): string {
     return this.addresses[node % this.addresses.length]!;
+  }
+
+  /** The place of `address` among the configured ones, -1 if it is not one. */
+  indexOf(address: string): number {
+    return this.addresses.indexOf(address);
   }
 
   /** The node for a new ticket: each in turn, so tickets spread over the cluster. */
@@ -49,6 +62,6 @@ export class CoordinatorNodes {
   }
 
   close(): void {
-    for (const client of this.clients) client?.close();
+    for (const client of this.clients.values()) client.close();
   }
 }

@@ -6,6 +6,8 @@ import { wireFindRequest, type FindRequest } from './find-request.js';
 import { Ticket } from './ticket.js';
 import { TicketCalls } from './ticket-calls.js';
 import { TicketStream } from './ticket-stream.js';
+import { RoutedStreams } from './routed-streams.js';
+import { RouteTable, isHostPort } from './route-table.js';
 import type { ResumeOptions, TicketTransport } from './transport.js';
 
 export interface MatchmakerOptions extends NodeOptions {
@@ -18,6 +20,20 @@ export interface MatchmakerOptions extends NodeOptions {
   readonly batch?: boolean;
   /** How a ticket whose node failed is sent again: backoff, and when to give up. */
   readonly resume?: ResumeOptions;
+  /**
+   * Follow route hints (default true): in a sharded cluster, a node that relays a find to the
+   * node owning its factory names that owner in the answer; the client then sends its next finds
+   * of the same template and partition to the owner first, where they cost the cluster about
+   * half as much. Only owners among `addresses` are followed unless `followUnlistedOwners`; a
+   * ticket whose owner fails resumes on the other nodes as any other does.
+   */
+  readonly followOwner?: boolean;
+  /**
+   * Also follow hints that name a node not in `addresses` (default false): the client then
+   * connects wherever a coordinator says, with the same credentials and token. Only for
+   * coordinators trusted as much as the configured ones (e.g. behind the same TLS authority).
+   */
+  readonly followUnlistedOwners?: boolean;
 }
 
 export interface FindOptions {
@@ -44,7 +60,13 @@ export class Matchmaker {
   constructor(options: MatchmakerOptions) {
     this.nodes = new CoordinatorNodes(options);
     const resume = options.resume ?? {};
-    this.transport = options.multiplex ? new TicketStream(this.nodes, resume, options.batch !== false) : new TicketCalls(this.nodes, resume);
+    const batch = options.batch !== false;
+    const routes = ownerRoutes(this.nodes, options);
+    this.transport = options.multiplex
+      ? routes
+        ? new RoutedStreams(this.nodes, resume, batch, routes)
+        : new TicketStream(this.nodes, resume, batch)
+      : new TicketCalls(this.nodes, resume, routes);
   }
 
   /** Starts finding a game for a party; the ticket reports its progress and its assignment. */
@@ -82,6 +104,15 @@ export class Matchmaker {
     this.transport.close();
     this.nodes.close();
   }
+}
+
+/** The route table, when there is anywhere else to go: several addresses, or any address a hint names. */
+function ownerRoutes(nodes: CoordinatorNodes, options: MatchmakerOptions): RouteTable | undefined {
+  if (options.followOwner === false) return undefined;
+  if (options.followUnlistedOwners) return new RouteTable(isHostPort);
+  if (nodes.addresses.length < 2) return undefined;
+  const listed = new Set(nodes.addresses);
+  return new RouteTable((address) => listed.has(address));
 }
 
 function abortError(ticketId: string, reason: unknown): FindError {

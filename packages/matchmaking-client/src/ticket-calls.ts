@@ -3,24 +3,33 @@ import { Backoff, retryAfterMs } from '@gamefactory/protocol';
 import type { FindGameRequest, FindGameUpdate } from '@gamefactory/protocol/v1/matchmaker';
 import type { CoordinatorNodes } from './coordinator-nodes.js';
 import { FindError, resumable } from './find-error.js';
+import { RouteTable } from './route-table.js';
 import type { TicketSink } from './ticket.js';
 import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.js';
 
 /**
  * A FindGame call per ticket, as a player's client does: the call streams the ticket's progress
  * and ends with its assignment. When the node fails (UNAVAILABLE), the same request goes to the
- * next node after a backoff; the ticket id makes it a resume of the same ticket.
+ * next node after a backoff; the ticket id makes it a resume of the same ticket. With `routes`, a
+ * ticket goes first to the owner a route hint named for its template and partition; when that
+ * node fails, the route is forgotten and the ticket resumes as any other does.
  */
 export class TicketCalls implements TicketTransport {
   constructor(
     private readonly nodes: CoordinatorNodes,
     private readonly resume: ResumeOptions,
+    private readonly routes?: RouteTable,
   ) {}
 
   find(sink: TicketSink, request: FindGameRequest): TicketHandle {
     const backoff = new Backoff(this.resume);
     const giveUpAfterMs = this.resume.giveUpAfterMs ?? 60_000;
+    const routes = this.routes;
+    const key = routes && RouteTable.keyOf(request);
     let node = this.nodes.nextNode();
+    /** The owner a hint named for this ticket's key, while the ticket is sent there. */
+    let routed = key === undefined ? undefined : routes!.get(key);
+    const address = () => routed ?? this.nodes.address(node);
     let call: ClientReadableStream<FindGameUpdate> | undefined;
     let retry: NodeJS.Timeout | undefined;
     let failingSince: number | undefined;
@@ -32,12 +41,13 @@ export class TicketCalls implements TicketTransport {
     const attempt = () => {
       retry = undefined;
       if (sink.settled || withdrawn) return;
-      const current = this.nodes.client(node).findGame(request, this.nodes.metadata());
+      const current = this.nodes.clientAt(address()).findGame(request, this.nodes.metadata());
       call = current;
       let failed = false;
       current.on('data', (update: FindGameUpdate) => {
         failingSince = undefined;
         backoff.reset();
+        if (update.ownerAddress && key !== undefined) routes!.learn(key, update.ownerAddress);
         const u = update.update;
         if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
         else if (u?.$case === 'assignment') sink.assigned(u.value);
@@ -55,10 +65,17 @@ export class TicketCalls implements TicketTransport {
           sink.failed(FindError.fromStatus(request.ticketId, error));
           return;
         }
-        const sameNode = this.nodes.addresses.length === 1;
-        node++;
+        // The retry goes back to the node that failed: it said when it can take the ticket again.
+        const sameNode = routed === undefined && this.nodes.addresses.length === 1;
+        if (routed !== undefined) {
+          // The owner failed: forgotten, and the ticket takes the turn from the node after it.
+          routes!.forget(routed);
+          const listed = this.nodes.indexOf(routed);
+          if (listed >= 0) node = listed + 1;
+          routed = undefined;
+        } else node++;
         const delayMs = Math.max(backoff.next(), sameNode ? (retryAfterMs(error.metadata) ?? 0) : 0);
-        sink.resuming({ kind: 'resuming', address: this.nodes.address(node), delayMs, reason: error.details });
+        sink.resuming({ kind: 'resuming', address: address(), delayMs, reason: error.details });
         retry = setTimeout(attempt, delayMs);
       });
       current.on('end', () => {
@@ -74,7 +91,7 @@ export class TicketCalls implements TicketTransport {
       cancel: async (reason) => {
         if (sink.settled || cancelling) return false;
         cancelling = true;
-        const cancelled = await this.cancelFind(node, request.ticketId);
+        const cancelled = await this.cancelFind(address(), request.ticketId);
         cancelling = false;
         if (sink.settled) return false; // the assignment crossed the cancel, and stands
         if (cancelled === false && endedWhileCancelling === undefined) return false; // not there yet: nothing to cancel
@@ -88,9 +105,9 @@ export class TicketCalls implements TicketTransport {
   }
 
   /** CancelFind on the ticket's node: true or false as it answers, undefined when it cannot. */
-  private cancelFind(node: number, ticketId: string): Promise<boolean | undefined> {
+  private cancelFind(address: string, ticketId: string): Promise<boolean | undefined> {
     return new Promise((resolve) => {
-      this.nodes.client(node).cancelFind({ ticketId }, this.nodes.metadata(), (error, response) => resolve(error ? undefined : response.cancelled));
+      this.nodes.clientAt(address).cancelFind({ ticketId }, this.nodes.metadata(), (error, response) => resolve(error ? undefined : response.cancelled));
     });
   }
 

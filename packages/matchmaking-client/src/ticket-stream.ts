@@ -15,6 +15,25 @@ interface Waiting {
 
 type Outgoing = { find: FindGameRequest } | { cancel: string };
 
+/** A ticket taken off a stream, to be sent on another. */
+export interface MovedTicket {
+  readonly sink: TicketSink;
+  readonly request: FindGameRequest;
+}
+
+/** The part a stream plays among several (RoutedStreams); a lone stream has none of these. */
+export interface StreamLane {
+  /** A routed stream's node, the owner a hint named: it never turns to another node. Absent: the stream turns through the configured nodes. */
+  readonly address?: string;
+  /** A route hint arrived for one of this stream's tickets. */
+  hint?(request: FindGameRequest, ownerAddress: string): void;
+  /**
+   * A routed stream's node failed: tickets taken off this stream, for another to resume
+   * (`streamGone`: the whole stream ended, not one ticket's UNAVAILABLE).
+   */
+  moved?(tickets: readonly MovedTicket[], reason: string, streamGone: boolean): void;
+}
+
 /**
  * Every ticket over one FindGames stream, as a gateway does. With `batch`, the finds and cancels
  * of one event-loop tick leave in one message and the coordinator answers in batches too. When
@@ -35,8 +54,20 @@ export class TicketStream implements TicketTransport {
     private readonly nodes: CoordinatorNodes,
     private readonly resume: ResumeOptions,
     private readonly batch: boolean,
+    private readonly lane: StreamLane = {},
   ) {
     this.backoff = new Backoff(resume);
+  }
+
+  /** The node this stream talks to now (or will, once it opens). */
+  get address(): string {
+    return this.lane.address ?? this.nodes.address(this.node);
+  }
+
+  /** Cancels one of this stream's waiting tickets by id; false when it is not waiting here. */
+  cancelById(ticketId: string, reason: FindError): Promise<boolean> {
+    const entry = this.waiting.get(ticketId);
+    return entry ? this.cancel(entry, reason) : Promise.resolve(false);
   }
 
   find(sink: TicketSink, request: FindGameRequest): TicketHandle {
@@ -60,7 +91,7 @@ export class TicketStream implements TicketTransport {
   private open(): void {
     this.reopen = undefined;
     if (this.closed) return;
-    const stream = this.nodes.client(this.node).findGames(this.nodes.metadata());
+    const stream = this.nodes.clientAt(this.address).findGames(this.nodes.metadata());
     this.stream = stream;
     this.outbox = this.batch
       ? new TickBatch<Outgoing>((items) => {
@@ -95,6 +126,7 @@ export class TicketStream implements TicketTransport {
     if (!entry || !u) return;
     this.failingSince = undefined;
     this.backoff.reset();
+    if (update.ownerAddress) this.lane.hint?.(entry.request, update.ownerAddress);
     if (u.$case === 'queued') {
       entry.sink.queued({ kind: 'queued', ...u.value });
       return;
@@ -106,6 +138,9 @@ export class TicketStream implements TicketTransport {
     } else if (entry.withdrawn && u.value.code === status.CANCELLED) {
       entry.sink.failed(entry.withdrawn.reason);
       entry.withdrawn.done(true);
+    } else if (resumable(u.value.code) && !entry.withdrawn && this.lane.moved) {
+      // The owner this ticket was routed to cannot take it now: resumed elsewhere, as any ticket.
+      this.lane.moved([entry], u.value.message, false);
     } else if (resumable(u.value.code) && !entry.withdrawn) {
       // One ticket's node lost its store: send that ticket again, the stream itself is fine.
       this.waiting.set(update.ticketId, entry);
@@ -137,10 +172,17 @@ export class TicketStream implements TicketTransport {
       entry.sink.failed(entry.withdrawn.reason);
       entry.withdrawn.done(true);
     }
+    const reason = error?.details ?? 'the stream ended';
+    if (this.lane.moved) {
+      // A routed stream does not turn: its tickets resume on another stream, which does.
+      const moved = [...this.waiting.values()];
+      this.waiting.clear();
+      this.lane.moved(moved, reason, true);
+      return;
+    }
     const sameNode = this.nodes.addresses.length === 1;
     this.node++;
     const delayMs = Math.max(this.backoff.next(), sameNode ? (retryAfterMs(error?.metadata) ?? 0) : 0);
-    const reason = error?.details ?? 'the stream ended';
     for (const entry of this.waiting.values()) entry.sink.resuming({ kind: 'resuming', address: this.nodes.address(this.node), delayMs, reason });
     this.reopen = setTimeout(() => this.open(), delayMs);
   }

@@ -50,6 +50,8 @@ interface HeldTicket {
   readonly relayed: TicketListener;
   /** Taken by this node's own seat, in process. */
   local: boolean;
+  /** Its client was told the shard owner's address (route hints go on a relayed ticket's first update only). */
+  hinted: boolean;
 }
 
 interface Connection {
@@ -102,6 +104,11 @@ export class ShardedGateway implements CoordinatorCommands {
     private readonly onFind?: (shard: number) => void,
     /** The seat of a shard this node owns and serves: its finds, cancels and abandons stay in process. */
     private readonly local?: (shard: number) => LocalSeat | undefined,
+    /**
+     * The client-facing address of the node that owns the shard now, undefined when it is this
+     * node or not known (no owner, no address published): the route hint of a relayed ticket.
+     */
+    private readonly ownerAddress?: (shard: number) => string | undefined,
   ) {
     this.registry = new FactoryRegistry(templates, () => null);
   }
@@ -143,22 +150,30 @@ export class ShardedGateway implements CoordinatorCommands {
     const players = request.party.map((p) => p.playerId);
     // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
     const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
+    const ownerAddress = this.ownerAddress;
     const relayed: TicketListener = {
       update(update, ticketId) {
+        // A ticket that crossed to another node's shard tells its client where that shard is,
+        // once, so the client's next find of the factory can go there; one in process pays one test.
+        let hint: string | undefined;
+        if (!held.local && !held.hinted && ownerAddress) {
+          hint = ownerAddress(shard);
+          held.hinted = hint !== undefined;
+        }
         if (update.kind === 'assigned') {
           forget();
           // A retry answered from the assignment an owner kept was claimed here, and no owner
           // ends that ticket again: freed here (a no-op when the owner freed it; one call a tick).
           unclaim();
         }
-        listener.update(update, ticketId);
+        listener.update(update, ticketId, hint);
       },
       fail(error, ticketId) {
         forget();
         listener.fail(error, ticketId);
       },
     };
-    const held: HeldTicket = { shard, request, listener, relayed, local: false };
+    const held: HeldTicket = { shard, request, listener, relayed, local: false, hinted: false };
     tickets.set(request.ticketId, held);
     const relay = () => {
       held.local = false;

@@ -30,6 +30,12 @@ export interface RedisNodeOptions {
   readonly heartbeatMs?: number;
   /** Builds the core when this node takes the matcher (the process's builder and environment). */
   readonly build: (place: CorePlace) => CoreHost;
+  /**
+   * This node's client-facing address (`--advertise-address` or its default), undefined until
+   * the gRPC port is bound. The sharded mode publishes it with the node's membership and names it
+   * in the route hints of finds other nodes relay here; the relay mode does not use it.
+   */
+  readonly advertise?: () => string | undefined;
 }
 
 export interface RedisNode {

@@ -6,12 +6,16 @@ export interface MembershipView {
   readonly live: readonly string[];
   /** False when this node's own heartbeat had lapsed before this beat (it stalled past the TTL). */
   readonly wasLive: boolean;
+  /** The client-facing address each live node published (those that published one). */
+  readonly addresses: ReadonlyMap<string, string>;
 }
 
 /**
  * Which nodes are alive: a sorted set of node ids scored by heartbeat expiry on the Redis clock
- * (member-beat-1). One script call per beat both renews this node and returns the live set, so
+ * (member-beat-2). One script call per beat both renews this node and returns the live set, so
  * the shard plan always runs on a fresh view; a node that stops beating drops out one TTL later.
+ * The same call publishes the node's client-facing address and reads every live node's, so a
+ * node can name a shard's owner to clients (route hints) without a read of its own.
  */
 export class ClusterMembership {
   private constructor(
@@ -35,13 +39,21 @@ export class ClusterMembership {
     return new ClusterMembership(client, nodeId, ttlMs);
   }
 
-  async beat(): Promise<MembershipView> {
-    const [wasLive, ...live] = await runScript<[number, ...string[]]>(this.client, 'gfMemberBeat', [memberKeys.nodes], [this.nodeId, this.ttlMs]);
-    return { live: live.sort(), wasLive: wasLive === 1 };
+  /** `address`: this node's client-facing host:port, once it has one (the gRPC port is bound after the node joins). */
+  async beat(address = ''): Promise<MembershipView> {
+    const [wasLive, live, published] = await runScript<[number, string[], (string | null)[]]>(
+      this.client,
+      'gfMemberBeat',
+      [memberKeys.nodes, memberKeys.addresses],
+      [this.nodeId, this.ttlMs, address],
+    );
+    const addresses = new Map<string, string>();
+    live.forEach((id, i) => published[i] && addresses.set(id, published[i]));
+    return { live: live.sort(), wasLive: wasLive === 1, addresses };
   }
 
   /** Leaves at once (a clean stop), so others take its shards without waiting out the TTL. */
   async leave(): Promise<void> {
-    await this.client.zrem(memberKeys.nodes, this.nodeId);
+    await Promise.all([this.client.zrem(memberKeys.nodes, this.nodeId), this.client.hdel(memberKeys.addresses, this.nodeId)]);
   }
 }

@@ -36,6 +36,8 @@ export interface ShardKeeperOptions {
   readonly log?: KeeperLog;
   /** Creations waiting for a slot in a shard this node owns (written each tick for the grant loop). Absent: finds only. */
   readonly queued?: (shard: number) => number;
+  /** This node's client-facing address, published with each beat once known (undefined until the gRPC port is bound). */
+  readonly address?: () => string | undefined;
 }
 
 const silent: KeeperLog = { info() {}, warn() {} };
@@ -65,6 +67,7 @@ export class ShardKeeper {
   private readonly queuedWritten = new Map<number, { n: number; at: number }>();
   private demandNow: ReadonlyMap<number, ShardDemand> = new Map();
   private liveNow: readonly string[] = [];
+  private addressesNow: ReadonlyMap<string, string> = new Map();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = true;
   private ticking: Promise<void> = Promise.resolve();
@@ -145,6 +148,16 @@ export class ShardKeeper {
     return this.liveNow;
   }
 
+  /**
+   * The client-facing address of the node holding the shard as last read (every tick: no read
+   * of its own), for a route hint; undefined when this node holds it, nobody does, or its holder
+   * published none.
+   */
+  ownerAddress(shard: number): string | undefined {
+    const holder = this.holdersNow[shard];
+    return holder === undefined || holder === this.options.nodeId ? undefined : this.addressesNow.get(holder);
+  }
+
   /** Runs one round now (after the one in progress). */
   tick(): Promise<void> {
     this.ticking = this.ticking.then(() => this.round());
@@ -188,8 +201,9 @@ export class ShardKeeper {
     if (!this.running) return;
     try {
       this.dropExpired();
-      const view = await this.membership.beat();
+      const view = await this.membership.beat(this.options.address?.());
       this.liveNow = view.live;
+      this.addressesNow = view.addresses;
       await this.renewAll();
       const now = Date.now();
       const window = Math.floor(now / DEMAND_WINDOW_MS);

@@ -29,6 +29,8 @@ export const shardFindsKey = (shard: number, window: number): string => `${ROOT}
 export const memberKeys = {
   /** Live nodes, each scored by its heartbeat's expiry on the Redis clock. */
   nodes: `${ROOT}:{members}:nodes`,
+  /** Each live node's client-facing address (host:port), published with its beat: what route hints name. */
+  addresses: `${ROOT}:{members}:addresses`,
   /** The shard count every node must agree on (a different count maps factories differently). */
   shardCount: `${ROOT}:{members}:shard-count`,
 };

@@ -149,6 +149,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     log: options.log,
     // Creations waiting for a slot: with the finds, what the grant loop apportions slots by.
     queued: (shard) => cores.get(shard)?.view.snapshot().queued ?? 0,
+    address: options.advertise,
     hooks: {
       gained: (shard, token) => {
         // Redis failing while the seat restores: it lets go and tries again while the keeper still holds this term.
@@ -180,7 +181,9 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   }, beat);
   // A shard whose seat serves here takes this node's finds in process (a stale term's writes are refused by the fence).
   const local = (shard: number) => madeSeats.get(shard);
-  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard), local);
+  // A find relayed to another node's shard tells its client that node's address (read each tick with the membership).
+  const ownerAddress = (shard: number) => keeper.ownerAddress(shard);
+  const router = new ShardedGateway(gateways, options.config.templates, options.log, claims, (shard) => keeper.demand(shard), local, ownerAddress);
   // The slow grant loop: this node's servers' slots re-apportioned to their shards by demand.
   const granting = setInterval(() => {
     try {

@@ -31,16 +31,20 @@ export interface MatchmakerOptions {
   readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
 }
 
-function toWire(ticketId: string, update: TicketUpdate): FindGameUpdate {
-  return update.kind === 'queued'
-    ? {
-        ticketId,
-        update: {
-          $case: 'queued',
-          value: { factory: update.factory, position: update.position, estimatedWaitMs: update.estimatedWaitMs },
-        },
-      }
-    : { ticketId, update: { $case: 'assignment', value: encodeAssignment(update.assignment) } };
+function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | undefined): FindGameUpdate {
+  const wire: FindGameUpdate =
+    update.kind === 'queued'
+      ? {
+          ticketId,
+          update: {
+            $case: 'queued',
+            value: { factory: update.factory, position: update.position, estimatedWaitMs: update.estimatedWaitMs },
+          },
+        }
+      : { ticketId, update: { $case: 'assignment', value: encodeAssignment(update.assignment) } };
+  // Only a relayed ticket's first update has one: the others go out as before.
+  if (ownerAddress) wire.ownerAddress = ownerAddress;
+  return wire;
 }
 
 // Shared by every forgotten request, frozen so no reader can fill them for the others.
@@ -80,8 +84,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     const stream = new StreamLifecycle(call);
     const ticketId = call.request.ticketId;
     const listener: TicketListener = {
-      update(update) {
-        stream.write(toWire(ticketId, update));
+      update(update, _ticketId, ownerAddress) {
+        stream.write(toWire(ticketId, update, ownerAddress));
         if (update.kind === 'assigned') stream.end();
       },
       fail(error) {
@@ -125,8 +129,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     // One listener for every ticket of the stream (the core names the ticket in each call): a
     // closure pair per waiting ticket was ~150 bytes of its memory.
     const listener: TicketListener = {
-      update(update, ticketId) {
-        send(toWire(ticketId, update));
+      update(update, ticketId, ownerAddress) {
+        send(toWire(ticketId, update, ownerAddress));
         if (update.kind === 'assigned') settled(ticketId);
       },
       fail(error, ticketId) {
