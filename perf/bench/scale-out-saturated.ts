@@ -1,0 +1,86 @@
+/**
+ * The scale-out bench's second projection: each node busy, one at a time. On this machine every
+ * node, load process and Redis share two cores, so when the load runs through all n nodes at once
+ * each node gets a fraction of a core and sees a fraction of the tickets per turn of its event
+ * loop; a node's CPU per ticket grows as its batches shrink (a lone node: 2,174 tickets per CPU s
+ * with 16 finds in flight, 4,494 with 256; an embedded node at 100 finds/s spends ~20x its CPU per
+ * ticket at full load). "Tickets ÷ the busiest node's CPU seconds" then compares a busy lone node
+ * with n idle-ish ones. Here one load process at a time drives one node as hard as the lone node
+ * was driven (the rest of the cluster running, its shards, keeper, Redis and all), so every node's
+ * CPU is read at the batching it would have with a core of its own:
+ *
+ *   node j's work = its CPU over every phase − its idle rate × the phases that were not its own
+ *   projected capacity = the phases' tickets ÷ the largest node's work
+ *
+ * (idle: what a node spends per second with no load, its keeper, beats and boards, read before the
+ * phases; running all nodes at once a node pays it once, not once per phase). With finds to the
+ * owner, phase i sends the factories node i owns (by the routes the warm-up learned) through node
+ * i: what a cluster whose clients follow route hints asks of each node. With finds to any node,
+ * phase i sends every factory through node i: node i relays (n−1)/n of them and the owners' share
+ * of their work is counted on the owners; its load's game servers all sit on node i, so the other
+ * owners' games there cross the relay too (more than when every node has servers of its own).
+ */
+import type { BenchRow } from './bench-suite.js';
+import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
+import { redisCpuSeconds, runLoadProcess, type BenchNode } from './scale-out-nodes.js';
+
+export interface SaturatedProjection {
+  /** The phases' tickets ÷ the largest node's work. */
+  readonly ticketsPerBusiestCpu: number;
+  readonly rows: BenchRow[];
+}
+
+/** `plan(i)`: the load that drives node i, or undefined when it owns nothing loaded (finds to the owner). */
+export async function saturatedProjection(
+  nodes: readonly BenchNode[],
+  redisPorts: readonly number[],
+  plan: (node: number) => LoadPlan | undefined,
+  row: (subject: string, metric: string, value: number, higherIsBetter: boolean) => BenchRow,
+): Promise<SaturatedProjection> {
+  const cpuNow = () => nodes.map((n) => n.cpuSeconds());
+  // Idle: read once what the load before has left behind (games ending, collections) is done.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const idleFrom = cpuNow();
+  const idleStarted = performance.now();
+  await new Promise((r) => setTimeout(r, 3_000));
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  const idle = cpuNow().map((c, j) => (c - idleFrom[j]!) / idleSeconds);
+
+  const phases: { node: number; seconds: number; cpu: number[]; outcome: LoadOutcome }[] = [];
+  const redis0 = await redisCpuSeconds(redisPorts);
+  for (let i = 0; i < nodes.length; i++) {
+    const load = plan(i);
+    if (!load) continue;
+    const before = cpuNow();
+    const started = performance.now();
+    const outcome = await runLoadProcess(load);
+    const seconds = (performance.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 200));
+    phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome });
+  }
+  const redisCpu = (await redisCpuSeconds(redisPorts)).reduce((sum, s, k) => sum + s - redis0[k]!, 0);
+  if (process.env.SCALE_OUT_VERBOSE) {
+    console.error(`each node busy in turn: idle CPU ms/s ${idle.map((x) => (1000 * x).toFixed(0)).join(' ')}`);
+    for (const p of phases) console.error(`  phase of node ${p.node}: ${p.seconds.toFixed(2)} s, ${p.outcome.assigned} tickets, CPU s per node ${p.cpu.map((c) => c.toFixed(2)).join(' ')}`);
+  }
+
+  const work = nodes.map((_, j) => phases.reduce((sum, p) => sum + p.cpu[j]! - (p.node === j ? 0 : idle[j]! * p.seconds), 0));
+  const assigned = phases.reduce((n, p) => n + p.outcome.assigned, 0);
+  const sent = phases.reduce((n, p) => n + p.outcome.sent, 0);
+  const seats = new Map<string, number>();
+  for (const p of phases) for (const player of p.outcome.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
+  const doubled = phases.reduce((n, p) => n + p.outcome.answeredTwice, 0) + [...seats.values()].filter((k) => k > 1).length;
+  const busiest = Math.max(...work);
+  const rows = [
+    row('each node busy in turn', 'projected capacity: tickets per busiest node CPU s (its work over all phases, less idle outside its own)', assigned / busiest, true),
+    row('each node busy in turn', 'projected Redis capacity: tickets per Redis CPU s (all masters)', assigned / redisCpu, true),
+    row('each node busy in turn', 'tickets lost', sent - assigned, false),
+    row('each node busy in turn', 'tickets doubled', doubled, false),
+    ...nodes.flatMap((_, j) => [
+      row(`node ${j}`, 'each node busy in turn: its work (CPU s, less idle outside its own phase)', work[j]!, false),
+      row(`node ${j}`, 'each node busy in turn: tickets of its own phase', phases.find((p) => p.node === j)?.outcome.assigned ?? 0, false),
+      row(`node ${j}`, 'idle CPU ms per s', 1000 * idle[j]!, false),
+    ]),
+  ];
+  return { ticketsPerBusiestCpu: assigned / busiest, rows };
+}
