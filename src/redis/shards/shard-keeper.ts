@@ -193,7 +193,10 @@ export class ShardKeeper {
   private schedule(delayMs: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
-      void this.tick().finally(() => this.schedule(this.tickMs));
+      // Every tickMs from the start of a round, not after its end: a round is a few round trips,
+      // each slower on a busy node, and renewals spaced by a round plus a tick lapsed leases.
+      const started = Date.now();
+      void this.tick().finally(() => this.schedule(Math.max(0, this.tickMs - (Date.now() - started))));
     }, delayMs);
   }
 
@@ -201,10 +204,10 @@ export class ShardKeeper {
     if (!this.running) return;
     try {
       this.dropExpired();
-      const view = await this.membership.beat(this.options.address?.());
+      // Renewals first, and the beat with them: nothing before them waits on a round trip.
+      const [view] = await Promise.all([this.membership.beat(this.options.address?.()), this.renewAll()]);
       this.liveNow = view.live;
       this.addressesNow = view.addresses;
-      await this.renewAll();
       const now = Date.now();
       const window = Math.floor(now / DEMAND_WINDOW_MS);
       await this.recordDemand(window, now);
