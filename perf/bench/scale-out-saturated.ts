@@ -53,8 +53,10 @@ export async function saturatedProjection(
     if (!load) continue;
     const before = cpuNow();
     const started = performance.now();
+    const window0 = process.hrtime.bigint() / 1000n;
     const outcome = await runLoadProcess(load);
     const seconds = (performance.now() - started) / 1000;
+    if (process.env.SCALE_OUT_CPU_PROF) console.error(`measured window of node ${i}'s phase (pid ${nodes[i]!.pid}): PROFILE_FROM_US=${window0} PROFILE_TO_US=${process.hrtime.bigint() / 1000n}`);
     await new Promise((r) => setTimeout(r, 200));
     phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome });
   }

@@ -124,8 +124,12 @@ function load(nodes: readonly BenchNode[], label: string, tickets: number, learn
 
 /**
  * The load that drives node i alone in the saturated projection (scale-out-saturated.ts): finds to
- * any node, every factory through it; finds to the owner, the factories it owns by the routes the
- * measured load ended with (none: it owns nothing loaded, no phase).
+ * any node, every factory through it; finds to the owner, the factories it owns (by the routes the
+ * measured load ended with; none: it owns nothing loaded, no phase) and two finds in the phase for
+ * each other factory, to its owner: enough to keep every loaded shard's demand mark alive (a mark
+ * lasts 30 s), as in the cluster loaded at once, and too few to cost the other nodes anything.
+ * Without them the shards of the nodes not driven went cold, and the plan spread the hot ones,
+ * moving a driven node's shard away mid-phase.
  */
 function busyPlan(nodes: readonly BenchNode[], label: string, tickets: number, learned: readonly LoadOutcome[]): (i: number) => LoadPlan | undefined {
   return (i) => {
@@ -133,8 +137,13 @@ function busyPlan(nodes: readonly BenchNode[], label: string, tickets: number, l
     const base = planOf(node, nodes, `${label}-busy-n${i}`, tickets);
     if (ROUTE === 'any') return base;
     const routes = learned[i]?.routes ?? [];
-    const owned = PARTITIONS.filter((_, p) => (routes[p] ?? node.address) === node.address);
-    return owned.length === 0 ? undefined : { ...base, partitions: owned, routes: owned.map(() => node.address) };
+    const routeOf = (p: number) => routes[p] ?? node.address;
+    const owned = PARTITIONS.flatMap((_, p) => (routeOf(p) === node.address ? [p] : []));
+    if (owned.length === 0) return undefined;
+    const others = PARTITIONS.flatMap((_, p) => (routeOf(p) === node.address ? [] : [p]));
+    const rounds = Math.max(1, Math.floor(tickets / (2 * owned.length)));
+    const order = [...Array.from({ length: rounds }, () => owned).flat(), ...others];
+    return { ...base, partitions: order.map((p) => PARTITIONS[p]!), routes: order.map(routeOf) };
   };
 }
 
