@@ -29,6 +29,8 @@ export interface LoadPlan {
   readonly nodes?: readonly string[];
   /** With `nodes`: each factory's owner as an earlier load process learned it (a client already warm). */
   readonly routes?: readonly string[];
+  /** How many finds of each partition in a round of them (default one each): the bench's phases weigh the driven node's factories. */
+  readonly weights?: readonly number[];
 }
 
 export interface LoadOutcome {
@@ -64,6 +66,13 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
   const finds = streams.map((stream) => new TickBatch<FindGameRequest>((batched) => stream.write({ request: { $case: 'batch', value: { finds: batched, cancels: [] } } })));
   /** Per factory (partition index), the stream its finds go to. */
   const routeOf = plan.partitions.map((_, p) => Math.max(0, addresses.indexOf(plan.routes?.[p] ?? plan.address)));
+  // Ticket i's partition: one round lists each partition as many times as its weight, interleaved.
+  const left = plan.partitions.map((_, p) => plan.weights?.[p] ?? 1);
+  const round: number[] = [];
+  while (left.some((n) => n > 0)) {
+    for (let p = 0; p < left.length; p++) if (left[p]! > 0) (left[p]!--, round.push(p));
+  }
+  const partitionOf = (ticket: number) => round[ticket % round.length]!;
   const ticketPrefix = `${plan.runId}-t`;
   const answers = new Map<string, number>();
   const errors: Record<string, number> = {};
@@ -77,7 +86,7 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
     const pump = () => {
       while (next < plan.tickets && next - settled < plan.concurrency) {
         const i = next++;
-        const p = i % plan.partitions.length;
+        const p = partitionOf(i);
         finds[routeOf[p]!]!.push(
           findGameRequest({ ticketId: `${ticketPrefix}${i}`, template: plan.template, party: [`${plan.runId}-p${i}`], partition: plan.partitions[p] }),
         );
@@ -92,7 +101,7 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       if (u.ownerAddress) {
         relayed++;
         const owner = plan.nodes ? addresses.indexOf(u.ownerAddress) : -1;
-        if (owner >= 0) routeOf[Number(u.ticketId.slice(ticketPrefix.length)) % plan.partitions.length] = owner;
+        if (owner >= 0) routeOf[partitionOf(Number(u.ticketId.slice(ticketPrefix.length)))] = owner;
       }
       if (u.update?.$case === 'queued' || u.update === undefined) return;
       const seen = answers.get(u.ticketId) ?? 0;

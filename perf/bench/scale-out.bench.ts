@@ -140,10 +140,10 @@ function busyPlan(nodes: readonly BenchNode[], label: string, tickets: number, l
     const routeOf = (p: number) => routes[p] ?? node.address;
     const owned = PARTITIONS.flatMap((_, p) => (routeOf(p) === node.address ? [p] : []));
     if (owned.length === 0) return undefined;
-    const others = PARTITIONS.flatMap((_, p) => (routeOf(p) === node.address ? [] : [p]));
-    const rounds = Math.max(1, Math.floor(tickets / (2 * owned.length)));
-    const order = [...Array.from({ length: rounds }, () => owned).flat(), ...others];
-    return { ...base, partitions: order.map((p) => PARTITIONS[p]!), routes: order.map(routeOf) };
+    if (owned.length === PARTITIONS.length) return { ...base, routes: PARTITIONS.map(() => node.address) };
+    // Rounds of (tickets / 2) finds: each owned factory's share of them, then one of each other.
+    const weight = Math.max(1, Math.floor(tickets / (2 * owned.length)));
+    return { ...base, routes: PARTITIONS.map((_, p) => routeOf(p)), weights: PARTITIONS.map((_, p) => (owned.includes(p) ? weight : 1)) };
   };
 }
 
