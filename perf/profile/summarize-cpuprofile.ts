@@ -12,6 +12,7 @@ interface Node {
 }
 interface Profile {
   nodes: Node[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -21,7 +22,19 @@ if (!file) throw new Error('usage: summarize-cpuprofile.ts FILE.cpuprofile [top]
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+// PROFILE_FROM_US / PROFILE_TO_US: only the samples in that window of the monotonic clock (what
+// process.hrtime reads in any process of the machine, as V8's profile timestamps do): a bench's
+// measured load, without the start-up and warm-up around it. PROFILE_CAP_MS: a sample's time
+// capped (a descheduled thread's next sample otherwise carries the whole wait on a busy machine).
+const from = Number(process.env.PROFILE_FROM_US ?? -Infinity);
+const to = Number(process.env.PROFILE_TO_US ?? Infinity);
+const capUs = Number(process.env.PROFILE_CAP_MS ?? Infinity) * 1000;
+let at = profile.startTime;
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0;
+  at += delta;
+  if (at >= from && at <= to) selfUs.set(id, (selfUs.get(id) ?? 0) + Math.min(delta, capUs));
+});
 
 const AREAS: [string, (url: string, fn: string) => boolean][] = [
   ['idle', (_u, f) => f === '(idle)'],
@@ -84,6 +97,22 @@ for (const [id, us] of selfUs) {
 }
 console.log('\ninclusive, by the outermost frame of ours on the stack (% of busy):');
 for (const [label, us] of [...rootTotals].sort((a, b) => b[1] - a[1])) console.log(`${pct(us, busy)}%  ${(us / 1e3).toFixed(0).padStart(6)} ms  ${label}`);
+// Inclusive per function of ours (a recursive frame counted once per sample).
+const inclusive = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const { url, functionName, lineNumber } = byId.get(at)!.callFrame;
+    if (!/\/(src|clients)\//.test(url) || url.includes('node_modules')) continue;
+    const key = `${functionName || '(anonymous)'} ${url.replace(/^file:\/\/.*?\/(src|clients)\//, '$1/')}:${lineNumber + 1}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+  }
+}
+console.log(`\ntop functions of ours, inclusive (% of busy):`);
+for (const [fn, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg ?? 30))) console.log(`${pct(us, busy)}%  ${(us / 1e3).toFixed(0).padStart(6)} ms  ${fn}`);
 console.log(`\ntop functions by self time (% of busy):`);
 for (const [fn, us] of [...fnTotals].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg ?? 30))) {
   if (!fn.startsWith('(idle)')) console.log(`${pct(us, busy)}%  ${fn}`);
