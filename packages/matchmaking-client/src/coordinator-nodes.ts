@@ -1,5 +1,6 @@
 import { credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
+import { matchmakerClient } from '@gamefactory/protocol';
+import type { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
 
 export interface NodeOptions {
   /** Coordinator nodes, host:port; any node of a cluster serves any ticket. */
@@ -25,7 +26,7 @@ export class CoordinatorNodes {
 
   client(node: number): MatchmakerClient {
     const i = node % this.addresses.length;
-    return (this.clients[i] ??= new MatchmakerClient(
+    return (this.clients[i] ??= matchmakerClient(
       this.addresses[i]!,
       this.options.credentials ?? grpcCredentials.createInsecure(),
       this.options.channelOptions ?? {},
