@@ -1,8 +1,9 @@
-import { status, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import { Backoff, retryAfterMs } from '@gamefactory/protocol';
-import type { FindGameRequest, FindGameUpdate } from '@gamefactory/protocol/v1/matchmaker';
+import type { FindGameRequest } from '@gamefactory/protocol/v1/matchmaker';
 import type { CoordinatorNodes } from './coordinator-nodes.js';
 import { FindError, resumable } from './find-error.js';
+import { findGameCall } from './find-game-call.js';
 import type { TicketSink } from './ticket.js';
 import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.js';
 
@@ -21,7 +22,9 @@ export class TicketCalls implements TicketTransport {
     const backoff = new Backoff(this.resume);
     const giveUpAfterMs = this.resume.giveUpAfterMs ?? 60_000;
     let node = this.nodes.nextNode();
-    let call: ClientReadableStream<FindGameUpdate> | undefined;
+    let call: { cancel(): void } | undefined;
+    /** Attempts made so far: a call's reports count only while it is the latest. */
+    let attempts = 0;
     let retry: NodeJS.Timeout | undefined;
     let failingSince: number | undefined;
     let withdrawn = false;
@@ -32,40 +35,40 @@ export class TicketCalls implements TicketTransport {
     const attempt = () => {
       retry = undefined;
       if (sink.settled || withdrawn) return;
-      const current = this.nodes.client(node).findGame(request, this.nodes.metadata());
-      call = current;
-      let failed = false;
-      current.on('data', (update: FindGameUpdate) => {
-        failingSince = undefined;
-        backoff.reset();
-        const u = update.update;
-        if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
-        else if (u?.$case === 'assignment') sink.assigned(u.value);
-        else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
-      });
-      current.on('error', (error: ServiceError) => {
-        failed = true;
-        if (sink.settled || withdrawn || call !== current) return;
-        if (cancelling) {
-          endedWhileCancelling = error;
-          return;
-        }
-        failingSince ??= Date.now();
-        if (!resumable(error.code) || Date.now() - failingSince > giveUpAfterMs) {
-          sink.failed(FindError.fromStatus(request.ticketId, error));
-          return;
-        }
-        const sameNode = this.nodes.addresses.length === 1;
-        node++;
-        const delayMs = Math.max(backoff.next(), sameNode ? (retryAfterMs(error.metadata) ?? 0) : 0);
-        sink.resuming({ kind: 'resuming', address: this.nodes.address(node), delayMs, reason: error.details });
-        retry = setTimeout(attempt, delayMs);
-      });
-      current.on('end', () => {
-        // A call that ends OK always carried the assignment first; anything else is a broken node.
-        if (!failed && !sink.settled && !withdrawn && !cancelling && call === current) {
-          sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
-        }
+      const current = ++attempts;
+      call = findGameCall(this.nodes.client(node), request, this.nodes.metadata(), {
+        update: (update) => {
+          failingSince = undefined;
+          backoff.reset();
+          const u = update.update;
+          if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
+          else if (u?.$case === 'assignment') sink.assigned(u.value);
+          else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
+        },
+        end: (error) => {
+          if (error === null) {
+            // A call that ends OK always carried the assignment first; anything else is a broken node.
+            if (!sink.settled && !withdrawn && !cancelling && attempts === current) {
+              sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
+            }
+            return;
+          }
+          if (sink.settled || withdrawn || attempts !== current) return;
+          if (cancelling) {
+            endedWhileCancelling = error;
+            return;
+          }
+          failingSince ??= Date.now();
+          if (!resumable(error.code) || Date.now() - failingSince > giveUpAfterMs) {
+            sink.failed(FindError.fromStatus(request.ticketId, error));
+            return;
+          }
+          const sameNode = this.nodes.addresses.length === 1;
+          node++;
+          const delayMs = Math.max(backoff.next(), sameNode ? (retryAfterMs(error.metadata) ?? 0) : 0);
+          sink.resuming({ kind: 'resuming', address: this.nodes.address(node), delayMs, reason: error.details });
+          retry = setTimeout(attempt, delayMs);
+        },
       });
     };
     attempt();
