@@ -74,12 +74,23 @@ export function encodeValue(key: ValueKey): WireValue {
 
 export function decodeAttributes(field: string, wire: Record<string, WireValue> | undefined): AttributeSet {
   if (wire === undefined) return NO_ATTRIBUTES;
-  const known = knownSets.find(wire);
-  if (known !== undefined) return known;
-  const set = decodeAttributesInFull(field, wire);
-  knownSets.remember(wire, set);
+  // A record the request decoder shares between requests (find-games-decoding.ts) is frozen: its set, once found, by identity.
+  const shared = Object.isFrozen(wire);
+  if (shared) {
+    const set = setsOfSharedRecords.get(wire);
+    if (set !== undefined) return set;
+  }
+  let set = knownSets.find(wire);
+  if (set === undefined) {
+    set = decodeAttributesInFull(field, wire);
+    knownSets.remember(wire, set);
+  }
+  if (shared) setsOfSharedRecords.set(wire, set);
   return set;
 }
+
+/** The set each shared wire record decoded to (only records that decoded: a refused one throws before). */
+const setsOfSharedRecords = new WeakMap<object, AttributeSet>();
 
 function decodeAttributesInFull(field: string, wire: Record<string, WireValue>): AttributeSet {
   const entries = Object.entries(wire);

@@ -19,9 +19,10 @@ import {
 import { CoordinatorMessage, GameServerLinkService, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { CallDrain } from './call-drain.js';
 import { requestDecoding, tolerantService } from './request-decoding.js';
-import { FindGameRequest, FindGamesRequest, MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { decodeFindGameRequest, decodeFindGamesRequest } from './find-games-decoding.js';
 import { encodeFindGameUpdate } from './update-encoding.js';
-import { bufferReaderDeserializer, reusedWriterSerializer } from './wire-buffers.js';
+import { BufferReader, bufferReaderDeserializer, reusedWriterSerializer } from './wire-buffers.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
@@ -134,8 +135,8 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   };
   const matchmakerService = {
     ...MatchmakerService,
-    findGame: { ...MatchmakerService.findGame, requestDeserialize: bufferReaderDeserializer(FindGameRequest.decode), responseSerialize: updates },
-    findGames: { ...MatchmakerService.findGames, requestDeserialize: bufferReaderDeserializer(FindGamesRequest.decode), responseSerialize: updates },
+    findGame: { ...MatchmakerService.findGame, requestDeserialize: (bytes: Buffer) => decodeFindGameRequest(new BufferReader(bytes)), responseSerialize: updates },
+    findGames: { ...MatchmakerService.findGames, requestDeserialize: (bytes: Buffer) => decodeFindGamesRequest(new BufferReader(bytes)), responseSerialize: updates },
   };
   server.addService(tolerant(linkService), {
     connect: connectHandler(options.commands, {

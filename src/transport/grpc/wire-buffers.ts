@@ -39,7 +39,7 @@ export function reusedWriterSerializer<T>(encode: (message: T, writer: BinaryWri
  * U+FFFD as TextDecoder does (WHATWG), and keeping a leading U+FEFF as the library asks of it.
  */
 export class BufferReader extends BinaryReader {
-  constructor(private readonly source: Buffer) {
+  constructor(readonly source: Buffer) {
     super(source);
   }
 
