@@ -148,10 +148,19 @@ const knownSets = new KnownAttributeSets(NO_ATTRIBUTES);
 const NO_LATENCIES: ReadonlyMap<string, number> = new Map();
 
 export function encodeAttributes(attributes: AttributeSet): Record<string, WireValue> {
-  const result: Record<string, WireValue> = {};
-  for (const [key, value] of attributes) result[key] = encodeValue(value);
+  // Sets are shared (a factory's partition, the interned sets of requests) and never change: each
+  // is turned into its wire record once, frozen, for every CreateGame that names it.
+  let result = encodedSets.get(attributes);
+  if (result === undefined) {
+    const fresh: Record<string, WireValue> = {};
+    for (const [key, value] of attributes) fresh[key] = encodeValue(value);
+    result = Object.freeze(fresh);
+    encodedSets.set(attributes, result);
+  }
   return result;
 }
+
+const encodedSets = new WeakMap<AttributeSet, Readonly<Record<string, WireValue>>>();
 
 function checkKey(field: string, key: string): void {
   if (key.length === 0) throw invalidArgument(field, 'key must not be empty');
