@@ -12,7 +12,7 @@ const KEEP_BUFFER_BYTES = 1 << 20;
 /**
  * A serializer that encodes every message into one BinaryWriter kept from call to call. The
  * generated one makes a writer per message, whose buffer grows from 128 bytes by doubling (an
- * update batch of 1,024 assignments allocated ~4x its size on the way), then copies the bytes
+ * update batch of 1,024 assignments allocated up to ~4x its size on the way), then copies the bytes
  * twice (`finish`, `Buffer.from`); this one grows once, copies once, and hands grpc-js a view of
  * the copy. Encoding is synchronous, so one writer per serializer is never shared by two messages.
  */
