@@ -65,29 +65,40 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     // Every ticket of unary mode is a call of its own on the one connection.
     channelOptions: { 'grpc.max_concurrent_streams': 10_000 } as object,
   });
-  const latencies: number[] = [];
+  const latencies = new Float64Array(options.tickets);
   const errorsByCode: Record<string, number> = {};
   let assigned = 0;
   let done = 0;
+  // The same attribute objects for every ticket: read, never changed, by the client.
+  const partition = options.partition;
+  const matchable = options.matchable;
   const request = (i: number): FindRequest => ({
     ticketId: `${options.runId}-t${i}`,
     template: options.template,
     party: [options.score ? { playerId: `${options.runId}-p${i}`, score: options.score(i) } : `${options.runId}-p${i}`],
-    partition: options.partition,
-    matchable: options.matchable,
+    partition,
+    matchable,
   });
-  const find = (i: number): Promise<void> => {
+  /** Sends ticket i; `settled` is called once it has its assignment or has failed. One reaction a ticket, no promise chain. */
+  const find = (i: number, settled: () => void): void => {
     const sentAt = performance.now();
-    return matchmaker.find(request(i)).assignment.then(
-      () => {
-        assigned++;
-        latencies.push(performance.now() - sentAt);
+    matchmaker.find(request(i)).assignment.then(
+      (assignment) => {
+        if (!assignment.gameId || !assignment.reservationToken) {
+          errorsByCode['no-assignment'] = (errorsByCode['no-assignment'] ?? 0) + 1;
+        } else {
+          latencies[assigned++] = performance.now() - sentAt;
+        }
+        options.onProgress?.(++done);
+        settled();
       },
       (error: unknown) => {
         const code = error instanceof FindError ? String(error.code) : 'no-assignment';
         errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
+        options.onProgress?.(++done);
+        settled();
       },
-    ).then(() => options.onProgress?.(++done));
+    );
   };
 
   const startedAt = performance.now();
@@ -97,8 +108,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   matchmaker.close();
   const gamesEnded = fleet.gamesEnded();
   fleet.close();
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const sorted = latencies.subarray(0, assigned).sort();
+  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return {
     sent: options.tickets,
     assigned,
@@ -137,11 +148,16 @@ async function connectServers(options: LoadOptions): Promise<{ gamesEnded(): num
 }
 
 /** Sends tickets 0..n-1 at `rate` per second (or as fast as allowed), at most `concurrency` in flight. */
-async function pace(options: LoadOptions, send: (i: number) => Promise<void>): Promise<void> {
+async function pace(options: LoadOptions, send: (i: number, settled: () => void) => void): Promise<void> {
   let inFlight = 0;
   let next = 0;
   const start = performance.now();
   await new Promise<void>((resolve) => {
+    const settled = () => {
+      inFlight--;
+      if (next >= options.tickets && inFlight === 0) resolve();
+      else pump();
+    };
     const pump = () => {
       while (next < options.tickets && inFlight < options.concurrency) {
         if (options.rate > 0) {
@@ -154,11 +170,7 @@ async function pace(options: LoadOptions, send: (i: number) => Promise<void>): P
         }
         const i = next++;
         inFlight++;
-        void send(i).then(() => {
-          inFlight--;
-          if (next >= options.tickets && inFlight === 0) resolve();
-          else pump();
-        });
+        send(i, settled);
       }
       if (options.tickets === 0) resolve();
     };

@@ -51,6 +51,7 @@ export class SubsetKeys {
 
   /** The key a query looks up. The empty query (all wildcards) is ''. */
   ofQuery(query: AttributeSet): string {
+    if (query.size === 0) return '';
     // One attribute (the common selective query) needs no sort and no scratch arrays.
     if (query.size === 1) for (const [key, value] of query) return part(this.position(key), value);
     const parts: [number, string][] = [];

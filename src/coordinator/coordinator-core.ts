@@ -325,6 +325,8 @@ export class CoordinatorCore {
     switch (kind) {
       case DeadlineKind.TicketExpiry:
         return this.desk.expire(id);
+      case DeadlineKind.Retention:
+        return this.desk.retentionOver(id);
       case DeadlineKind.RestoredExpiry:
         return this.restored.expire(id);
       case DeadlineKind.CreateTimeout:

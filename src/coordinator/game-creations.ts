@@ -26,8 +26,12 @@ export type TakeBackCause = 'timeout' | 'failed' | 'disconnected';
  */
 export class GameCreations {
   private readonly creations = new Map<string, Creation>();
-  /** Cooperative creations with seats left, by factory and exact query: riders join them. */
-  private readonly rideable = new Map<string, Set<string>>();
+  /**
+   * Cooperative creations with seats left, by factory, then exact query: riders join them. Two
+   * levels, not one key joined from both: a joined key was a new string to flatten and hash on
+   * every look-up, twice a rider.
+   */
+  private readonly rideable = new Map<string, Map<string, Set<string>>>();
   /** Creations waiting in line, by factory: the local queue bound. */
   private readonly waitingByFactory = new Map<string, Set<string>>();
   /** Creations in flight on each server. */
@@ -293,7 +297,7 @@ export class GameCreations {
 
   /** Cooperative: a party joins a creation (waiting or in flight) made for exactly its query. */
   rideAlong(ticket: Ticket, rideKey: string): boolean {
-    const candidates = this.rideable.get(rideKeyOf(ticket.factory, rideKey));
+    const candidates = this.rideable.get(ticket.factory)?.get(rideKey);
     if (!candidates) return false;
     const playerIds = ticket.playerIds; // built on each read (the book keeps the party only)
     for (const requestId of candidates) {
@@ -324,18 +328,20 @@ export class GameCreations {
   private markRideable(creation: Creation): void {
     if (creation.rideKey === undefined) return;
     if (creation.seats.length >= creation.capacity) return this.unmarkRideable(creation);
-    const key = rideKeyOf(creation.factory, creation.rideKey);
-    let set = this.rideable.get(key);
-    if (!set) this.rideable.set(key, (set = new Set()));
+    let byQuery = this.rideable.get(creation.factory);
+    if (!byQuery) this.rideable.set(creation.factory, (byQuery = new Map()));
+    let set = byQuery.get(creation.rideKey);
+    if (!set) byQuery.set(creation.rideKey, (set = new Set()));
     set.add(creation.requestId);
   }
 
   private unmarkRideable(creation: Creation): void {
     if (creation.rideKey === undefined) return;
-    const key = rideKeyOf(creation.factory, creation.rideKey);
-    const set = this.rideable.get(key);
-    set?.delete(creation.requestId);
-    if (set?.size === 0) this.rideable.delete(key);
+    const byQuery = this.rideable.get(creation.factory);
+    const set = byQuery?.get(creation.rideKey);
+    if (!set?.delete(creation.requestId) || set.size > 0) return;
+    byQuery!.delete(creation.rideKey);
+    if (byQuery!.size === 0) this.rideable.delete(creation.factory);
   }
 
   private markWaiting(creation: Creation, waiting: boolean): void {
@@ -414,10 +420,6 @@ export class GameCreations {
   estimatedWaitMs(factory: string): number {
     return this.positions.estimatedWaitMs(this.waiting(factory) + 1);
   }
-}
-
-function rideKeyOf(factory: string, key: string): string {
-  return `${factory}\n${key}`;
 }
 
 /** Whether any of these players already has a seat in the creation. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome } from '../coordinator/edges/index.js';
+import { TalliedCounter, TalliedHistogram } from './tallies.js';
 
 /**
  * Prometheus metrics: counters and histograms follow the core's events (CoordinatorEvents);
@@ -10,10 +11,11 @@ import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutco
 export class CoordinatorMetrics {
   readonly registry = new Registry();
   private coordinator: CoordinatorView | undefined;
-  private readonly finds: Counter<'factory' | 'outcome'>;
+  // Counted once per ticket: tallied (tallies.ts), not through prom-client's per-call label hashing.
+  private readonly finds: TalliedCounter<'factory' | 'outcome'>;
   private readonly refused: Counter<'code'>;
-  private readonly timeToAssignment: Histogram<'factory'>;
-  private readonly placements: Counter<'factory'>;
+  private readonly timeToAssignment: TalliedHistogram<'factory'>;
+  private readonly placements: TalliedCounter<'factory'>;
   private readonly requeues: Counter<'factory' | 'cause'>;
   private readonly rejections: Counter<'message'>;
   private readonly queueWait: Histogram<'factory'>;
@@ -30,31 +32,15 @@ export class CoordinatorMetrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    this.finds = new Counter({
-      name: 'gamefactory_find_game_total',
-      help: 'FindGame tickets finished, by factory and outcome',
-      labelNames: ['factory', 'outcome'],
-      registers,
-    });
+    this.finds = new TalliedCounter('gamefactory_find_game_total', 'FindGame tickets finished, by factory and outcome', ['factory', 'outcome'], registers);
     this.refused = new Counter({
       name: 'gamefactory_find_game_refused_total',
       help: 'FindGame requests refused before becoming a ticket, by gRPC status code',
       labelNames: ['code'],
       registers,
     });
-    this.timeToAssignment = new Histogram({
-      name: 'gamefactory_time_to_assignment_seconds',
-      help: 'Time from FindGame to assignment',
-      labelNames: ['factory'],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
-      registers,
-    });
-    this.placements = new Counter({
-      name: 'gamefactory_placements_total',
-      help: 'CreateGame orders sent to game servers',
-      labelNames: ['factory'],
-      registers,
-    });
+    this.timeToAssignment = new TalliedHistogram('gamefactory_time_to_assignment_seconds', 'Time from FindGame to assignment', 'factory', [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300], registers);
+    this.placements = new TalliedCounter('gamefactory_placements_total', 'CreateGame orders sent to game servers', ['factory'], registers);
     this.requeues = new Counter({
       name: 'gamefactory_requeues_total',
       help: 'Game creations taken back and re-queued at their original priority, by cause',
@@ -191,8 +177,8 @@ export class CoordinatorMetrics {
   }
 
   findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {
-    this.finds.inc({ factory, outcome });
-    if (outcome === 'assigned') this.timeToAssignment.observe({ factory }, elapsedMs / 1000);
+    this.finds.inc(factory, outcome);
+    if (outcome === 'assigned') this.timeToAssignment.observe(factory, elapsedMs / 1000);
   }
 
   findRefused(code: number): void {
@@ -200,7 +186,7 @@ export class CoordinatorMetrics {
   }
 
   placed(factory: string): void {
-    this.placements.inc({ factory });
+    this.placements.inc(factory);
   }
 
   requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void {

@@ -14,10 +14,11 @@ export class CoordinatorOperatorSource implements OperatorSource {
     private readonly view: CoordinatorView,
     events: CoordinatorEvents,
   ) {
+    // No page open, no event built: findFinished comes once per ticket.
     this.unsubscribe = [
-      events.on('findFinished', (e) => this.emit({ kind: 'find-finished', factory: e.factory, outcome: e.outcome, elapsedMs: e.elapsedMs })),
-      events.on('placed', (e) => this.emit({ kind: 'placed', factory: e.factory })),
-      events.on('gameStarted', (e) => this.emit({ kind: 'game-started', serverId: e.serverId })),
+      events.on('findFinished', (e) => this.listeners.size > 0 && this.emit({ kind: 'find-finished', factory: e.factory, outcome: e.outcome, elapsedMs: e.elapsedMs })),
+      events.on('placed', (e) => this.listeners.size > 0 && this.emit({ kind: 'placed', factory: e.factory })),
+      events.on('gameStarted', (e) => this.listeners.size > 0 && this.emit({ kind: 'game-started', serverId: e.serverId })),
       events.on('competitiveGameFormed', (e) => {
         if (Number.isFinite(e.gapInSigma)) {
           this.emit({ kind: 'game-formed', factory: e.factory, gapInSigma: e.gapInSigma, favouriteWinProbability: e.favouriteWinProbability });

@@ -1,7 +1,8 @@
-import type { Database, RootDatabase } from 'lmdb';
+import { asBinary, type Database, type RootDatabase } from 'lmdb';
 import type { TicketRecord, TicketStore } from '../coordinator/ports.js';
 import { withCommitCause } from './store-health.js';
 import { decodeTicket, encodeTicket, type StoredTicket } from './stored-ticket.js';
+import { TicketRecordPacker } from './ticket-record-packer.js';
 
 export type TicketWriteOp = 'save' | 'remove';
 
@@ -36,6 +37,8 @@ export class LmdbTicketStore implements TicketStore {
    * commit, long enough to be promoted, ~200 B of old-space garbage a waiting ticket.
    */
   private batch: PendingCommit | undefined;
+  /** Writes the common record's bytes itself; others go through the database's encoder. */
+  private readonly packer = new TicketRecordPacker();
 
   constructor(
     root: RootDatabase,
@@ -51,7 +54,10 @@ export class LmdbTicketStore implements TicketStore {
 
   save(record: TicketRecord): void {
     const ticketId = record.request.ticketId;
-    this.write('save', ticketId, () => this.db.put(ticketId, encodeTicket(record)));
+    this.write('save', ticketId, () => {
+      const packed = this.packer.pack(record);
+      return this.db.put(ticketId, packed ? (asBinary(packed) as StoredTicket) : encodeTicket(record));
+    });
   }
 
   remove(ticketId: string): void {

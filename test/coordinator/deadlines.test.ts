@@ -73,6 +73,68 @@ describe('Deadlines', () => {
     );
   });
 
+  it('appended deadlines (never replaced, mostly in time order) fall due with the others in (due, order set) order', () => {
+    type Step = { kind: 'set'; key: number; at: number } | { kind: 'delete'; key: number } | { kind: 'append'; at: number } | { kind: 'advance'; by: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 10 }), at: fc.integer({ min: 0, max: 100 }) }),
+      fc.record({ kind: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 10 }) }),
+      // Mostly in time order (a fixed offset from a clock that moves on), now and then earlier.
+      fc.record({ kind: fc.constant('append' as const), at: fc.oneof(fc.constant(30), fc.constant(30), fc.integer({ min: 0, max: 40 })) }),
+      fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 25 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
+        const deadlines = new Deadlines();
+        const model = new Map<string, { due: number; seq: number }>();
+        const popped: string[] = [];
+        const expected: string[] = [];
+        let seq = 0;
+        let appended = 0;
+        let now = 0;
+        for (const o of steps) {
+          if (o.kind === 'set') {
+            deadlines.set(DeadlineKind.TicketExpiry, `k${o.key}`, now + o.at);
+            model.set(`${DeadlineKind.TicketExpiry}/k${o.key}`, { due: now + o.at, seq: seq++ });
+          } else if (o.kind === 'delete') {
+            deadlines.delete(DeadlineKind.TicketExpiry, `k${o.key}`);
+            model.delete(`${DeadlineKind.TicketExpiry}/k${o.key}`);
+          } else if (o.kind === 'append') {
+            const id = `r${appended++}`;
+            deadlines.append(DeadlineKind.Retention, id, now + o.at);
+            model.set(`${DeadlineKind.Retention}/${id}`, { due: now + o.at, seq: seq++ });
+          } else {
+            now += o.by;
+            const due = [...model].filter(([, d]) => d.due <= now).sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq);
+            for (const [key, d] of due) {
+              expected.push(`${key}@${d.due}`);
+              model.delete(key);
+            }
+            for (let d = deadlines.popDue(now); d !== undefined; d = deadlines.popDue(now)) popped.push(`${d.kind}/${d.id}@${d.at}`);
+          }
+          const next = [...model.values()].reduce((min, d) => Math.min(min, d.due), Infinity);
+          expect(deadlines.nextAt() ?? Infinity).toBe(next);
+          expect(deadlines.size).toBe(model.size);
+        }
+        expect(popped).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes thousands of appended deadlines in order while more arrive (the queue cuts what it took)', () => {
+    const deadlines = new Deadlines();
+    const popped: number[] = [];
+    let next = 0;
+    for (let t = 0; t < 5000; t++) {
+      deadlines.append(DeadlineKind.Retention, `r${t}`, t + 30);
+      for (let d = deadlines.popDue(t); d !== undefined; d = deadlines.popDue(t)) popped.push(Number(d.id.slice(1)));
+    }
+    for (let d = deadlines.popDue(Infinity); d !== undefined; d = deadlines.popDue(Infinity)) popped.push(Number(d.id.slice(1)));
+    for (const id of popped) expect(id).toBe(next++);
+    expect(next).toBe(5000);
+    expect(deadlines.size).toBe(0);
+  });
+
   it('keeps its heap bounded when deadlines are replaced again and again (compaction), and pops each once', () => {
     const heap = new Deadlines();
     for (let i = 0; i < 5000; i++) heap.set(DeadlineKind.TicketExpiry, `k${i % 3}`, 1000 - (i % 7));

@@ -1,11 +1,11 @@
 import type { ChannelCredentials, ClientDuplexStream, ServiceError } from '@grpc/grpc-js';
-import { TickBatch } from '@gamefactory/protocol';
-import {
+import { gameServerLinkClient, TickBatch } from '@gamefactory/protocol';
+import type {
   GameServerLinkClient,
-  type CoordinatorMessage,
-  type Hello,
-  type ServerMessage,
-  type Welcome,
+  CoordinatorMessage,
+  Hello,
+  ServerMessage,
+  Welcome,
 } from '@gamefactory/protocol/v1/game_server_link';
 
 export interface LinkHandlers {
@@ -91,5 +91,5 @@ export class LinkStream {
 }
 
 export function linkClient(address: string, credentials: ChannelCredentials, channelOptions: object): GameServerLinkClient {
-  return new GameServerLinkClient(address, credentials, channelOptions);
+  return gameServerLinkClient(address, credentials, channelOptions);
 }

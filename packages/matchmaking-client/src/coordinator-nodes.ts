@@ -1,5 +1,6 @@
 import { credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
+import { matchmakerClient } from '@gamefactory/protocol';
+import type { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
 
 export interface NodeOptions {
   /** Coordinator nodes, host:port; any node of a cluster serves any ticket. */
@@ -34,7 +35,7 @@ export class CoordinatorNodes {
   clientAt(address: string): MatchmakerClient {
     let client = this.clients.get(address);
     if (!client) {
-      client = new MatchmakerClient(address, this.options.credentials ?? grpcCredentials.createInsecure(), this.options.channelOptions ?? {});
+      client = matchmakerClient(address, this.options.credentials ?? grpcCredentials.createInsecure(), this.options.channelOptions ?? {});
       this.clients.set(address, client);
     }
     return client;

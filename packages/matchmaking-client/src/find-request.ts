@@ -40,16 +40,23 @@ export interface FindRequest {
   readonly maxLatencyMs?: number;
 }
 
+/**
+ * Shared by every request that leaves the field out: the client keeps each waiting ticket's wire
+ * request (to send it again on another node), and is only read from it (encoded), never written.
+ */
+const NONE: Record<string, never> = Object.freeze({});
+const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
+
 export function wireFindRequest(ticketId: string, request: FindRequest): FindGameRequest {
   return {
     ticketId,
     template: request.template ?? '',
     party: request.party.map((p) => (typeof p === 'string' ? { playerId: p } : { playerId: p.playerId, score: p.score })),
-    partitionAttributes: wireAttributes(request.partition),
-    matchableAttributes: wireAttributes(request.matchable),
-    latenciesMs: { ...request.latenciesMs },
-    preferredMaps: [...(request.preferredMaps ?? [])],
-    vetoedMaps: [...(request.vetoedMaps ?? [])],
+    partitionAttributes: request.partition === undefined ? NONE : wireAttributes(request.partition),
+    matchableAttributes: request.matchable === undefined ? NONE : wireAttributes(request.matchable),
+    latenciesMs: request.latenciesMs === undefined ? NONE : { ...request.latenciesMs },
+    preferredMaps: request.preferredMaps === undefined || request.preferredMaps.length === 0 ? NO_NAMES : [...request.preferredMaps],
+    vetoedMaps: request.vetoedMaps === undefined || request.vetoedMaps.length === 0 ? NO_NAMES : [...request.vetoedMaps],
     location: request.location && { latitude: request.location.latitude, longitude: request.location.longitude },
     softAttributes: request.softAttributes && { values: { ...request.softAttributes } },
     waitBudgetMs: request.waitBudgetMs,

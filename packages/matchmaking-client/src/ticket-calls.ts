@@ -1,8 +1,9 @@
-import { status, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import { Backoff, retryAfterMs } from '@gamefactory/protocol';
-import type { FindGameRequest, FindGameUpdate } from '@gamefactory/protocol/v1/matchmaker';
+import type { FindGameRequest } from '@gamefactory/protocol/v1/matchmaker';
 import type { CoordinatorNodes } from './coordinator-nodes.js';
 import { FindError, resumable } from './find-error.js';
+import { findGameCall } from './find-game-call.js';
 import { RouteTable } from './route-table.js';
 import type { TicketSink } from './ticket.js';
 import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.js';
@@ -30,7 +31,9 @@ export class TicketCalls implements TicketTransport {
     /** The owner a hint named for this ticket's key, while the ticket is sent there. */
     let routed = key === undefined ? undefined : routes!.get(key);
     const address = () => routed ?? this.nodes.address(node);
-    let call: ClientReadableStream<FindGameUpdate> | undefined;
+    let call: { cancel(): void } | undefined;
+    /** Attempts made so far: a call's reports count only while it is the latest. */
+    let attempts = 0;
     let retry: NodeJS.Timeout | undefined;
     let failingSince: number | undefined;
     let withdrawn = false;
@@ -41,48 +44,48 @@ export class TicketCalls implements TicketTransport {
     const attempt = () => {
       retry = undefined;
       if (sink.settled || withdrawn) return;
-      const current = this.nodes.clientAt(address()).findGame(request, this.nodes.metadata());
-      call = current;
-      let failed = false;
-      current.on('data', (update: FindGameUpdate) => {
-        failingSince = undefined;
-        backoff.reset();
-        if (update.ownerAddress && key !== undefined) routes!.learn(key, update.ownerAddress);
-        const u = update.update;
-        if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
-        else if (u?.$case === 'assignment') sink.assigned(u.value);
-        else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
-      });
-      current.on('error', (error: ServiceError) => {
-        failed = true;
-        if (sink.settled || withdrawn || call !== current) return;
-        if (cancelling) {
-          endedWhileCancelling = error;
-          return;
-        }
-        failingSince ??= Date.now();
-        if (!resumable(error.code) || Date.now() - failingSince > giveUpAfterMs) {
-          sink.failed(FindError.fromStatus(request.ticketId, error));
-          return;
-        }
-        // The retry goes back to the node that failed: it said when it can take the ticket again.
-        const sameNode = routed === undefined && this.nodes.addresses.length === 1;
-        if (routed !== undefined) {
-          // The owner failed: forgotten, and the ticket takes the turn from the node after it.
-          routes!.forget(routed);
-          const listed = this.nodes.indexOf(routed);
-          if (listed >= 0) node = listed + 1;
-          routed = undefined;
-        } else node++;
-        const delayMs = Math.max(backoff.next(), sameNode ? (retryAfterMs(error.metadata) ?? 0) : 0);
-        sink.resuming({ kind: 'resuming', address: address(), delayMs, reason: error.details });
-        retry = setTimeout(attempt, delayMs);
-      });
-      current.on('end', () => {
-        // A call that ends OK always carried the assignment first; anything else is a broken node.
-        if (!failed && !sink.settled && !withdrawn && !cancelling && call === current) {
-          sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
-        }
+      const current = ++attempts;
+      call = findGameCall(this.nodes.clientAt(address()), request, this.nodes.metadata(), {
+        update: (update) => {
+          failingSince = undefined;
+          backoff.reset();
+          if (update.ownerAddress && key !== undefined) routes!.learn(key, update.ownerAddress);
+          const u = update.update;
+          if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
+          else if (u?.$case === 'assignment') sink.assigned(u.value);
+          else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
+        },
+        end: (error) => {
+          if (error === null) {
+            // A call that ends OK always carried the assignment first; anything else is a broken node.
+            if (!sink.settled && !withdrawn && !cancelling && attempts === current) {
+              sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
+            }
+            return;
+          }
+          if (sink.settled || withdrawn || attempts !== current) return;
+          if (cancelling) {
+            endedWhileCancelling = error;
+            return;
+          }
+          failingSince ??= Date.now();
+          if (!resumable(error.code) || Date.now() - failingSince > giveUpAfterMs) {
+            sink.failed(FindError.fromStatus(request.ticketId, error));
+            return;
+          }
+          // The retry goes back to the node that failed: it said when it can take the ticket again.
+          const sameNode = routed === undefined && this.nodes.addresses.length === 1;
+          if (routed !== undefined) {
+            // The owner failed: forgotten, and the ticket takes the turn from the node after it.
+            routes!.forget(routed);
+            const listed = this.nodes.indexOf(routed);
+            if (listed >= 0) node = listed + 1;
+            routed = undefined;
+          } else node++;
+          const delayMs = Math.max(backoff.next(), sameNode ? (retryAfterMs(error.metadata) ?? 0) : 0);
+          sink.resuming({ kind: 'resuming', address: address(), delayMs, reason: error.details });
+          retry = setTimeout(attempt, delayMs);
+        },
       });
     };
     attempt();

@@ -6,14 +6,28 @@ import { FindError, resumable } from './find-error.js';
 import type { TicketSink } from './ticket.js';
 import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.js';
 
-interface Waiting {
-  readonly sink: TicketSink;
-  readonly request: FindGameRequest;
+/** A ticket sent on the stream and not answered yet; also its handle (one object a ticket). */
+class Waiting implements TicketHandle {
   /** Set by a cancel: the error the ticket fails with when the coordinator confirms it. */
-  withdrawn?: { reason: FindError; done: (cancelled: boolean) => void };
+  withdrawn: { reason: FindError; done: (cancelled: boolean) => void } | undefined;
+
+  constructor(
+    readonly sink: TicketSink,
+    readonly request: FindGameRequest,
+    private readonly transport: TicketStream,
+  ) {}
+
+  cancel(reason: FindError): Promise<boolean> {
+    return this.transport.cancel(this, reason);
+  }
 }
 
-type Outgoing = { find: FindGameRequest } | { cancel: string };
+/** A cancel waiting in the outbox beside the finds (which are sent as they are). */
+class Cancel {
+  constructor(readonly ticketId: string) {}
+}
+
+type Outgoing = FindGameRequest | Cancel;
 
 /** A ticket taken off a stream, to be sent on another. */
 export interface MovedTicket {
@@ -73,11 +87,11 @@ export class TicketStream implements TicketTransport {
   find(sink: TicketSink, request: FindGameRequest): TicketHandle {
     // One stream carries one search per id: a second would leave the first without its answers.
     if (this.waiting.has(request.ticketId)) throw new Error(`ticket ${request.ticketId} is already waiting on this client`);
-    const entry: Waiting = { sink, request };
+    const entry = new Waiting(sink, request, this);
     this.waiting.set(request.ticketId, entry);
-    if (this.stream) this.send({ find: request });
+    if (this.stream) this.send(request);
     else if (!this.reopen) this.open();
-    return { cancel: (reason) => this.cancel(entry, reason) };
+    return entry;
   }
 
   close(): void {
@@ -97,9 +111,9 @@ export class TicketStream implements TicketTransport {
       ? new TickBatch<Outgoing>((items) => {
           const finds: FindGameRequest[] = [];
           const cancels: { ticketId: string }[] = [];
-          for (const i of items) {
-            if ('find' in i) finds.push(i.find);
-            else cancels.push({ ticketId: i.cancel });
+          for (const item of items) {
+            if (item instanceof Cancel) cancels.push({ ticketId: item.ticketId });
+            else finds.push(item);
           }
           stream.write({ request: { $case: 'batch', value: { finds, cancels } } });
         })
@@ -107,13 +121,13 @@ export class TicketStream implements TicketTransport {
     stream.on('data', (update: FindGameUpdate) => this.receive(update));
     stream.on('error', (error: ServiceError) => this.lost(stream, error));
     stream.on('end', () => this.lost(stream, undefined));
-    for (const entry of this.waiting.values()) this.send({ find: entry.request });
+    for (const entry of this.waiting.values()) this.send(entry.request);
   }
 
   private send(item: Outgoing): void {
     if (this.outbox) this.outbox.push(item);
-    else if ('find' in item) this.stream?.write({ request: { $case: 'find', value: item.find } });
-    else this.stream?.write({ request: { $case: 'cancel', value: { ticketId: item.cancel } } });
+    else if (item instanceof Cancel) this.stream?.write({ request: { $case: 'cancel', value: { ticketId: item.ticketId } } });
+    else this.stream?.write({ request: { $case: 'find', value: item } });
   }
 
   private receive(update: FindGameUpdate): void {
@@ -146,7 +160,7 @@ export class TicketStream implements TicketTransport {
       this.waiting.set(update.ticketId, entry);
       const delayMs = this.backoff.next();
       entry.sink.resuming({ kind: 'resuming', address: this.nodes.address(this.node), delayMs, reason: u.value.message });
-      setTimeout(() => this.waiting.get(update.ticketId) === entry && this.send({ find: entry.request }), delayMs);
+      setTimeout(() => this.waiting.get(update.ticketId) === entry && this.send(entry.request), delayMs);
     } else {
       entry.sink.failed(new FindError(update.ticketId, u.value.code, u.value.message));
       entry.withdrawn?.done(false);
@@ -187,7 +201,8 @@ export class TicketStream implements TicketTransport {
     this.reopen = setTimeout(() => this.open(), delayMs);
   }
 
-  private cancel(entry: Waiting, reason: FindError): Promise<boolean> {
+  /** A waiting ticket's cancel (Waiting.cancel). */
+  cancel(entry: Waiting, reason: FindError): Promise<boolean> {
     const id = entry.request.ticketId;
     if (entry.sink.settled || this.waiting.get(id) !== entry) return Promise.resolve(false);
     if (entry.withdrawn) return Promise.resolve(false); // the first cancel answers
@@ -199,7 +214,7 @@ export class TicketStream implements TicketTransport {
     }
     return new Promise((resolve) => {
       entry.withdrawn = { reason, done: resolve };
-      this.send({ cancel: id });
+      this.send(new Cancel(id));
     });
   }
 

@@ -49,55 +49,75 @@ export interface TicketSink {
  * One party's search for a game. Read it the way that suits the caller: `await ticket.assignment`,
  * `for await (const update of ticket)` (every update since the start, then the iteration ends at
  * the assignment or throws the FindError), or events (`queued`, `resuming`, `assignment`, `failed`).
+ *
+ * A gateway holds thousands of these at once, each until its game is found, so a ticket makes
+ * only what its reader asks for: the promise on the first read of `assignment`, the list of
+ * updates at the first one before the assignment, the wakers for iterators that wait.
  */
 export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<TicketUpdate> {
-  /** Resolves with the assignment; rejects with a FindError. */
-  readonly assignment: Promise<Assignment>;
-  private readonly updates: TicketUpdate[] = [];
+  /** Updates before the assignment, for iterators (any number may read the same ticket). */
+  private updates: TicketUpdate[] | undefined;
+  private result: Assignment | undefined;
   private failure: FindError | undefined;
   private done = false;
-  /** Iterators waiting for the next update (any number may read the same ticket). */
-  private readonly wakers: (() => void)[] = [];
-  private resolve!: (assignment: Assignment) => void;
-  private reject!: (error: FindError) => void;
+  /** Iterators waiting for the next update. */
+  private wakers: (() => void)[] | undefined;
+  private promise: Promise<Assignment> | undefined;
+  private resolve: ((assignment: Assignment) => void) | undefined;
+  private reject: ((error: FindError) => void) | undefined;
 
   private constructor(
     readonly id: string,
     private readonly cancelTicket: (ticket: Ticket) => Promise<boolean>,
   ) {
     super();
-    this.assignment = new Promise<Assignment>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    // A caller that only listens to events must not crash the process with an unhandled rejection.
-    this.assignment.catch(() => {});
   }
 
   /** A ticket and the sink its transport reports through (for transports; callers get tickets from Matchmaker.find). */
   static open(id: string, cancel: (ticket: Ticket) => Promise<boolean>): { ticket: Ticket; sink: TicketSink } {
     const ticket = new Ticket(id, cancel);
-    const sink: TicketSink = {
-      get settled() {
-        return ticket.done;
-      },
-      queued: (update) => ticket.push(update, () => ticket.emit('queued', update)),
-      resuming: (update) => ticket.push(update, () => ticket.emit('resuming', update)),
-      assigned: (assignment) => {
-        if (ticket.done) return;
-        ticket.push({ kind: 'assignment', assignment }, () => ticket.emit('assignment', assignment));
-        ticket.settle();
-        ticket.resolve(assignment);
-      },
-      failed: (error) => {
-        if (ticket.done) return;
-        ticket.failure = error;
-        ticket.settle();
-        ticket.reject(error);
-        ticket.emit('failed', error);
-      },
-    };
-    return { ticket, sink };
+    return { ticket, sink: new Ticket.Sink(ticket) };
+  }
+
+  /** The transport's side of a ticket: one object with methods, not a closure per kind of report. */
+  private static readonly Sink = class implements TicketSink {
+    constructor(private readonly ticket: Ticket) {}
+
+    get settled(): boolean {
+      return this.ticket.done;
+    }
+
+    queued(update: Queued): void {
+      this.ticket.waited(update);
+    }
+
+    resuming(update: Resuming): void {
+      this.ticket.waited(update);
+    }
+
+    assigned(assignment: Assignment): void {
+      this.ticket.assignedTo(assignment);
+    }
+
+    failed(error: FindError): void {
+      this.ticket.failedWith(error);
+    }
+  };
+
+  /** Resolves with the assignment; rejects with a FindError (never an unhandled rejection when nobody awaits it). */
+  get assignment(): Promise<Assignment> {
+    if (this.promise) return this.promise;
+    if (this.result) return (this.promise = Promise.resolve(this.result));
+    if (this.failure) this.promise = Promise.reject(this.failure);
+    else {
+      this.promise = new Promise<Assignment>((resolve, reject) => {
+        this.resolve = resolve;
+        this.reject = reject;
+      });
+    }
+    // A caller that only listens to events must not crash the process with an unhandled rejection.
+    this.promise.catch(() => {});
+    return this.promise;
   }
 
   /**
@@ -115,26 +135,48 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
 
   async *[Symbol.asyncIterator](): AsyncIterator<TicketUpdate> {
     for (let next = 0; ; ) {
-      while (next < this.updates.length) yield this.updates[next++]!;
+      const updates = this.updates;
+      while (updates !== undefined && next < updates.length) yield updates[next++]!;
       if (this.failure) throw this.failure;
+      if (this.result) {
+        yield { kind: 'assignment', assignment: this.result };
+        return;
+      }
       if (this.done) return;
-      await new Promise<void>((resolve) => this.wakers.push(resolve));
+      await new Promise<void>((resolve) => (this.wakers ??= []).push(resolve));
     }
   }
 
-  private push(update: TicketUpdate, emit: () => void): void {
+  private waited(update: Queued | Resuming): void {
     if (this.done) return;
-    this.updates.push(update);
-    emit();
+    (this.updates ??= []).push(update);
+    if (update.kind === 'queued') this.emit('queued', update);
+    else this.emit('resuming', update);
     this.poke();
   }
 
-  private settle(): void {
+  private assignedTo(assignment: Assignment): void {
+    if (this.done) return;
+    this.result = assignment;
+    this.emit('assignment', assignment);
     this.done = true;
     this.poke();
+    this.resolve?.(assignment);
+  }
+
+  private failedWith(error: FindError): void {
+    if (this.done) return;
+    this.failure = error;
+    this.done = true;
+    this.poke();
+    this.reject?.(error);
+    this.emit('failed', error);
   }
 
   private poke(): void {
-    for (const wake of this.wakers.splice(0)) wake();
+    const wakers = this.wakers;
+    if (wakers === undefined) return;
+    this.wakers = undefined;
+    for (const wake of wakers) wake();
   }
 }

@@ -21,7 +21,9 @@ export class TickBatch<T> {
     if (this.scheduled !== undefined) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     const items = this.pending;
+    if (items.length === 0) return;
     this.pending = [];
+    if (items.length <= this.max) return this.deliver(items);
     for (let i = 0; i < items.length; i += this.max) this.deliver(items.slice(i, i + this.max));
   }
 }

@@ -6,6 +6,9 @@ import type { Creation } from '../tickets/creation.js';
 import type { Ticket } from '../tickets/ticket.js';
 import { FinishedGames, type RankedGame } from './finished-games.js';
 
+/** A game the coordinator created itself (see RunningGames.add). */
+const OURS = Symbol('ours');
+
 export interface RunningGameRecord {
   readonly gameId: string;
   readonly serverId: string;
@@ -106,10 +109,12 @@ export class RunningGames {
    */
   created(serverId: string, creation: Creation, gameId: string): readonly string[] | undefined {
     if (gameId === '' || this.games.has(gameId)) return undefined;
-    this.add(serverId, gameId, creation.factory, [], { seated: new Set(), startedAt: this.ctx.now(), announced: false });
+    this.add(serverId, gameId, creation.factory, [], OURS);
     const late = this.registry.get(creation.factory)?.gameCreated(creation, gameId) ?? [];
-    const present = new Set(creation.ticketIds);
-    this.seat(gameId, creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId), true);
+    // The seats of the tickets still in the creation (a game's few: a list search, no Set and lists a game).
+    const seated: string[] = [];
+    for (const s of creation.seats) if (creation.ticketIds.includes(s.ticketId)) seated.push(s.playerId);
+    this.seat(gameId, seated, true);
     this.ctx.out.event('gameStarted', { gameId, serverId, factory: creation.factory });
     return late;
   }
@@ -209,16 +214,20 @@ export class RunningGames {
     this.finished.forget(gameId);
   }
 
-  /** `record`: what the coordinator knows of the game for its result; none: only the server's word. */
+  /**
+   * `record`: what the coordinator knows of the game for its result (OURS: a game it created,
+   * started now, nobody seated yet); none: only the server's word. Kept only for ranked games.
+   */
   private add(
     serverId: string,
     gameId: string,
     factory: string,
     playerIds: readonly string[],
-    record: { seated: Set<string>; startedAt: number; announced: false } | undefined,
+    record: { seated: Set<string>; startedAt: number; announced: false } | typeof OURS | undefined,
   ): void {
     const ladder = this.registry.get(factory)?.identity.template.ladder;
-    const ranked = ladder === undefined ? undefined : { ladder, ...(record ?? { seated: new Set<string>(), startedAt: this.ctx.now(), announced: true }) };
+    const known = record === OURS ? { seated: new Set<string>(), startedAt: this.ctx.now(), announced: false as const } : record;
+    const ranked = ladder === undefined ? undefined : { ladder, ...(known ?? { seated: new Set<string>(), startedAt: this.ctx.now(), announced: true }) };
     this.games.set(gameId, { gameId, serverId, factory, ...(ranked && { ranked }) });
     let onServer = this.byServer.get(serverId);
     if (!onServer) this.byServer.set(serverId, (onServer = new Set()));

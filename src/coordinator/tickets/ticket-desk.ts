@@ -372,7 +372,12 @@ export class TicketDesk {
     this.ctx.deadlines.set(DeadlineKind.TicketExpiry, ticketId, at);
   }
 
-  /** The ticket's time to live (or an assigned ticket's retention) is over. */
+  /** An assigned ticket's retention is over: a retry with its id is a new ticket from now on. */
+  retentionOver(ticketId: string): void {
+    if (this.book.answered(ticketId)) this.book.forget(ticketId);
+  }
+
+  /** The ticket's time to live is over. */
   expire(ticketId: string): void {
     if (this.book.answered(ticketId)) {
       this.book.forget(ticketId);
@@ -408,8 +413,10 @@ export class TicketDesk {
   assign(ticketId: string, assignment: Assignment): void {
     const ticket = this.book.assign(ticketId, assignment);
     // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
-    // finds a second, a 5-minute tail of finished tickets is what the heap would be made of.
-    this.expireAt(ticketId, Math.min(this.ctx.now() + ASSIGNED_RETENTION_MS, ticket.createdAt + this.ctx.config.placement.ticketTtlMs));
+    // finds a second, a 5-minute tail of finished tickets is what the heap would be made of. The
+    // waiting ticket's expiry goes; the retention is appended (in time order, never replaced).
+    this.ctx.deadlines.delete(DeadlineKind.TicketExpiry, ticketId);
+    this.ctx.deadlines.append(DeadlineKind.Retention, ticketId, Math.min(this.ctx.now() + ASSIGNED_RETENTION_MS, ticket.createdAt + this.ctx.config.placement.ticketTtlMs));
     this.ctx.out.event('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
     // The call is answered: what is kept for a retry holds no listener (a retry brings its own).
     this.ctx.out.update(ticket.listener, ticketId, { kind: 'assigned', assignment });

@@ -124,6 +124,9 @@ function keyAfter(m: ReadonlyMap<string, unknown>, last: string): string | undef
   return next;
 }
 
+/** Each attribute map's digest, by identity (see PairHash.textMap). */
+const mapDigests = new WeakMap<ReadonlyMap<string, string>, readonly [number, number]>();
+
 class PairHash {
   a = 0x811c9dc5;
   b = 0x2545f491;
@@ -144,12 +147,26 @@ class PairHash {
     for (let i = 0; i < list.length; i++) this.text(list[i]!);
   }
 
+  /**
+   * A map by its size and its entries' digest. A request's attribute sets are the decoder's
+   * interned ones (one Map for every ticket that sends the same set, never changed: ReadonlyMap),
+   * so the digest is computed once per set and looked up after, not rehashed per ticket.
+   */
   textMap(m: ReadonlyMap<string, string>): void {
     this.int(m.size);
-    for (let key = firstKey(m); key !== undefined; key = keyAfter(m, key)) {
-      this.text(key);
-      this.text(m.get(key)!);
+    if (m.size === 0) return;
+    let digest = mapDigests.get(m);
+    if (digest === undefined) {
+      const h = new PairHash();
+      for (let key = firstKey(m); key !== undefined; key = keyAfter(m, key)) {
+        h.text(key);
+        h.text(m.get(key)!);
+      }
+      digest = [fmix32(h.a), fmix32(h.b)];
+      mapDigests.set(m, digest);
     }
+    this.int(digest[0]);
+    this.int(digest[1]);
   }
 
   /** Absent, an int32, or any other number by its text. */

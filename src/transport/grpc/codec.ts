@@ -74,12 +74,23 @@ export function encodeValue(key: ValueKey): WireValue {
 
 export function decodeAttributes(field: string, wire: Record<string, WireValue> | undefined): AttributeSet {
   if (wire === undefined) return NO_ATTRIBUTES;
-  const known = knownSets.find(wire);
-  if (known !== undefined) return known;
-  const set = decodeAttributesInFull(field, wire);
-  knownSets.remember(wire, set);
+  // A record the request decoder shares between requests (find-games-decoding.ts) is frozen: its set, once found, by identity.
+  const shared = Object.isFrozen(wire);
+  if (shared) {
+    const set = setsOfSharedRecords.get(wire);
+    if (set !== undefined) return set;
+  }
+  let set = knownSets.find(wire);
+  if (set === undefined) {
+    set = decodeAttributesInFull(field, wire);
+    knownSets.remember(wire, set);
+  }
+  if (shared) setsOfSharedRecords.set(wire, set);
   return set;
 }
+
+/** The set each shared wire record decoded to (only records that decoded: a refused one throws before). */
+const setsOfSharedRecords = new WeakMap<object, AttributeSet>();
 
 function decodeAttributesInFull(field: string, wire: Record<string, WireValue>): AttributeSet {
   const entries = Object.entries(wire);
@@ -137,10 +148,19 @@ const knownSets = new KnownAttributeSets(NO_ATTRIBUTES);
 const NO_LATENCIES: ReadonlyMap<string, number> = new Map();
 
 export function encodeAttributes(attributes: AttributeSet): Record<string, WireValue> {
-  const result: Record<string, WireValue> = {};
-  for (const [key, value] of attributes) result[key] = encodeValue(value);
+  // Sets are shared (a factory's partition, the interned sets of requests) and never change: each
+  // is turned into its wire record once, frozen, for every CreateGame that names it.
+  let result = encodedSets.get(attributes);
+  if (result === undefined) {
+    const fresh: Record<string, WireValue> = {};
+    for (const [key, value] of attributes) fresh[key] = encodeValue(value);
+    result = Object.freeze(fresh);
+    encodedSets.set(attributes, result);
+  }
   return result;
 }
+
+const encodedSets = new WeakMap<AttributeSet, Readonly<Record<string, WireValue>>>();
 
 function checkKey(field: string, key: string): void {
   if (key.length === 0) throw invalidArgument(field, 'key must not be empty');

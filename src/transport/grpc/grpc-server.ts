@@ -16,10 +16,13 @@ import {
   type ReloadConfigRequest,
   type ReloadConfigResponse,
 } from '../../generated/gamefactory/v1/admin.js';
-import { GameServerLinkService } from '../../generated/gamefactory/v1/game_server_link.js';
+import { CoordinatorMessage, GameServerLinkService, ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { CallDrain } from './call-drain.js';
 import { requestDecoding, tolerantService } from './request-decoding.js';
 import { MatchmakerService } from '../../generated/gamefactory/v1/matchmaker.js';
+import { decodeFindGameRequest, decodeFindGamesRequest } from './find-games-decoding.js';
+import { encodeFindGameUpdate } from './update-encoding.js';
+import { BufferReader, bufferReaderDeserializer, reusedWriterSerializer } from './wire-buffers.js';
 import { RatingsService } from '../../generated/gamefactory/v1/ratings.js';
 import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
 import type { RatingsView } from '../../ratings/ratings-view.js';
@@ -124,7 +127,18 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   const unread = { maxBytes: options.maxUnreadBytesPerStream ?? DEFAULT_MAX_UNREAD_BYTES, onExceeded: () => options.onLimit?.('maxUnreadBytesPerStream', '') };
   const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes);
-  server.addService(tolerant(GameServerLinkService), {
+  // The methods every ticket passes through read and write their messages through wire-buffers.ts.
+  const updates = reusedWriterSerializer(encodeFindGameUpdate);
+  const linkService = {
+    ...GameServerLinkService,
+    connect: { ...GameServerLinkService.connect, requestDeserialize: bufferReaderDeserializer(ServerMessage.decode), responseSerialize: reusedWriterSerializer(CoordinatorMessage.encode) },
+  };
+  const matchmakerService = {
+    ...MatchmakerService,
+    findGame: { ...MatchmakerService.findGame, requestDeserialize: (bytes: Buffer) => decodeFindGameRequest(new BufferReader(bytes)), responseSerialize: updates },
+    findGames: { ...MatchmakerService.findGames, requestDeserialize: (bytes: Buffer) => decodeFindGamesRequest(new BufferReader(bytes)), responseSerialize: updates },
+  };
+  server.addService(tolerant(linkService), {
     connect: connectHandler(options.commands, {
       keepaliveIntervalMs: options.keepaliveIntervalMs,
       now: options.now,
@@ -134,7 +148,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     }),
   });
   server.addService(
-    tolerant(MatchmakerService),
+    tolerant(matchmakerService),
     matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats }),
   );
 

@@ -1,6 +1,6 @@
 import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
-import type { TicketListener, TicketUpdate } from '../../coordinator/messages.js';
+import type { Assignment, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import {
@@ -9,6 +9,7 @@ import {
   type CancelFindResponse,
   type FindGameRequest,
   type FindGamesRequest,
+  type Assignment as WireAssignment,
   type FindGameUpdate,
   type QueryStatsRequest,
   type QueryStatsResponse,
@@ -31,6 +32,22 @@ export interface MatchmakerOptions {
   readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
 }
 
+/**
+ * The last assignment put on the wire and its wire form: the parties of a game are told the same
+ * assignment one after another, and share one wire object, which update-encoding.ts then
+ * encodes once for all of them.
+ */
+let lastAssignment: Assignment | undefined;
+let lastWire: WireAssignment | undefined;
+
+function wireAssignment(assignment: Assignment): WireAssignment {
+  if (assignment !== lastAssignment || lastWire === undefined) {
+    lastWire = encodeAssignment(assignment);
+    lastAssignment = assignment;
+  }
+  return lastWire;
+}
+
 function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | undefined): FindGameUpdate {
   const wire: FindGameUpdate =
     update.kind === 'queued'
@@ -41,7 +58,7 @@ function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | u
             value: { factory: update.factory, position: update.position, estimatedWaitMs: update.estimatedWaitMs },
           },
         }
-      : { ticketId, update: { $case: 'assignment', value: encodeAssignment(update.assignment) } };
+      : { ticketId, update: { $case: 'assignment', value: wireAssignment(update.assignment) } };
   // Only a relayed ticket's first update has one: the others go out as before.
   if (ownerAddress) wire.ownerAddress = ownerAddress;
   return wire;
