@@ -22,6 +22,7 @@
  */
 import type { BenchRow } from './bench-suite.js';
 import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
+import { shardMoves } from './scale-out-diagnostics.js';
 import { redisCpuSeconds, runLoadProcess, type BenchNode } from './scale-out-nodes.js';
 
 export interface SaturatedProjection {
@@ -46,24 +47,28 @@ export async function saturatedProjection(
   const idleSeconds = (performance.now() - idleStarted) / 1000;
   const idle = cpuNow().map((c, j) => (c - idleFrom[j]!) / idleSeconds);
 
-  const phases: { node: number; seconds: number; cpu: number[]; outcome: LoadOutcome }[] = [];
+  const phases: { node: number; seconds: number; cpu: number[]; outcome: LoadOutcome; moves: string }[] = [];
   const redis0 = await redisCpuSeconds(redisPorts);
   for (let i = 0; i < nodes.length; i++) {
     const load = plan(i);
     if (!load) continue;
+    // Warm again first: a node idle through the phases before its own paid for it in the first
+    // seconds of its phase (later phases cost up to 60% more than the first, in one run of four).
+    await runLoadProcess({ ...load, runId: `${load.runId}-warm`, tickets: Math.ceil(load.tickets / 4) });
     const before = cpuNow();
+    const movesBefore = shardMoves(nodes);
     const started = performance.now();
     const window0 = process.hrtime.bigint() / 1000n;
     const outcome = await runLoadProcess(load);
     const seconds = (performance.now() - started) / 1000;
     if (process.env.SCALE_OUT_CPU_PROF) console.error(`measured window of node ${i}'s phase (pid ${nodes[i]!.pid}): PROFILE_FROM_US=${window0} PROFILE_TO_US=${process.hrtime.bigint() / 1000n}`);
     await new Promise((r) => setTimeout(r, 200));
-    phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome });
+    phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome, moves: movesBefore === shardMoves(nodes) ? 'none' : `${movesBefore} -> ${shardMoves(nodes)}` });
   }
   const redisCpu = (await redisCpuSeconds(redisPorts)).reduce((sum, s, k) => sum + s - redis0[k]!, 0);
   if (process.env.SCALE_OUT_VERBOSE) {
     console.error(`each node busy in turn: idle CPU ms/s ${idle.map((x) => (1000 * x).toFixed(0)).join(' ')}`);
-    for (const p of phases) console.error(`  phase of node ${p.node}: ${p.seconds.toFixed(2)} s, ${p.outcome.assigned} tickets, CPU s per node ${p.cpu.map((c) => c.toFixed(2)).join(' ')}`);
+    for (const p of phases) console.error(`  phase of node ${p.node}: ${p.seconds.toFixed(2)} s, ${p.outcome.assigned} tickets (${p.outcome.relayed} relayed), CPU s per node ${p.cpu.map((c) => c.toFixed(2)).join(' ')}; shard moves ${p.moves}`);
   }
 
   const work = nodes.map((_, j) => phases.reduce((sum, p) => sum + p.cpu[j]! - (p.node === j ? 0 : idle[j]! * p.seconds), 0));
