@@ -102,8 +102,12 @@ describe('slot apportioning (property tests)', () => {
     fc.assert(
       fc.property(fullServers, anyDemand, (servers, demand) => {
         const { fairShare } = apportionSlots(servers, demand);
-        const floor = (s: number) => servers.reduce((n, x) => n + (x.used.get(s) ?? 0), 0);
+        const running = (s: number) => servers.reduce((n, x) => n + (x.used.get(s) ?? 0), 0);
         const capacity = servers.reduce((n, x) => n + x.maxGames, 0);
+        // A shard with creations queued and nothing running starts from one slot, if there is one for each.
+        const starved = SHARDS.filter((s) => running(s) === 0 && demand.get(s)!.queued > 0);
+        const first = capacity - SHARDS.reduce((n, s) => n + running(s), 0) >= starved.length;
+        const floor = (s: number) => Math.max(running(s), first && starved.includes(s) ? 1 : 0);
         let [lo, hi] = [0, capacity + 1];
         for (let i = 0; i < 100; i++) {
           const mid = (lo + hi) / 2;
@@ -176,6 +180,33 @@ describe('slot apportioning (property tests)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a shard with creations queued and no slot gets one beside a busy shard, when there is a slot for each such shard', () => {
+    fc.assert(
+      fc.property(fullServers, fc.integer({ min: 0, max: 5 }), fc.double({ min: 100, max: 20_000, noNaN: true }), fc.subarray(SHARDS), (servers, busy, perSecond, waiting) => {
+        const demand = new Map<number, ShardDemand>(SHARDS.map((s) => [s, s === busy ? { queued: 0, perSecond } : { queued: waiting.includes(s) ? 1 : 0, perSecond: 0 }]));
+        const floor = (s: number) => servers.reduce((n, x) => n + (x.used.get(s) ?? 0), 0);
+        const starved = SHARDS.filter((s) => s !== busy && waiting.includes(s) && floor(s) === 0);
+        const free = servers.reduce((n, x) => n + x.maxGames - [...x.used.values()].reduce((a, b) => a + b, 0), 0);
+        const { fairShare } = settle(servers, demand).last;
+        for (const s of starved) expect(fairShare.get(s)!, `shard ${s}`).toBeGreaterThanOrEqual(free >= starved.length ? 1 : 0);
+        expect([...fairShare.values()].reduce((a, b) => a + b, 0)).toBe(servers.reduce((n, x) => n + x.maxGames, 0));
+      }),
+      { numRuns: 300 },
+    );
+    // The scale-out bench's case: 2 servers of 1,000 slots, a factory taking 6,000 finds a second, another with 2 finds queued.
+    const two: ServerSlotsNow[] = ['a', 'b'].map((id) => ({ serverId: id, maxGames: 1000, shards: SHARDS, used: new Map() }));
+    const round = settle(two, new Map([[0, { queued: 0, perSecond: 6000 }], [3, { queued: 2, perSecond: 0.2 }]])).last;
+    expect(shardTotal(round, 3)).toBeGreaterThanOrEqual(1);
+    expect(shardTotal(round, 0)).toBeGreaterThanOrEqual(1990);
+    // The same finds arriving after the busy factory took every slot: within tolerance by one
+    // slot, but a queue with no slot is not tolerated; settled (two-phase) within 3 rounds.
+    const busyOnly = settle(two, new Map([[0, { queued: 0, perSecond: 6000 }]]));
+    expect(shardTotal(busyOnly.last, 3)).toBe(0);
+    const later = settle(busyOnly.servers, new Map([[0, { queued: 0, perSecond: 6000 }], [3, { queued: 2, perSecond: 0 }]]));
+    expect(later.rounds).toBeLessThanOrEqual(3);
+    expect(shardTotal(later.last, 3)).toBeGreaterThanOrEqual(1);
   });
 
   it('the order of the servers only moves grants between servers of a class: the same shares, the same decision', () => {
