@@ -29,7 +29,7 @@ export interface LoadPlan {
   readonly nodes?: readonly string[];
   /** With `nodes`: each factory's owner as an earlier load process learned it (a client already warm). */
   readonly routes?: readonly string[];
-  /** How many finds of each partition in a round of them (default one each): the bench's phases weigh the driven node's factories. */
+  /** How many finds of each partition in a round of them (default one each; 0: none): the bench's phases weigh the driven node's factories. */
   readonly weights?: readonly number[];
 }
 
@@ -46,6 +46,8 @@ export interface LoadOutcome {
   readonly relayed: number;
   /** Each factory's node as this process last sent to it (its own node, or the owner a hint named). */
   readonly routes: string[];
+  /** The slowest tickets: partition index and ms from sent to answered (a stalled phase's cause). */
+  readonly slowest: { partition: number; waitedMs: number }[];
 }
 
 async function run(plan: LoadPlan): Promise<LoadOutcome> {
@@ -81,12 +83,15 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
   let relayed = 0;
   let next = 0;
   const startedAt = performance.now();
+  const sentAt = new Float64Array(plan.tickets);
+  const waited = new Float64Array(plan.tickets);
 
   await new Promise<void>((resolve) => {
     const pump = () => {
       while (next < plan.tickets && next - settled < plan.concurrency) {
         const i = next++;
         const p = partitionOf(i);
+        sentAt[i] = performance.now();
         finds[routeOf[p]!]!.push(
           findGameRequest({ ticketId: `${ticketPrefix}${i}`, template: plan.template, party: [`${plan.runId}-p${i}`], partition: plan.partitions[p] }),
         );
@@ -107,6 +112,8 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
       const seen = answers.get(u.ticketId) ?? 0;
       answers.set(u.ticketId, seen + 1);
       if (seen > 0) return;
+      const index = Number(u.ticketId.slice(ticketPrefix.length));
+      if (index >= 0 && index < plan.tickets) waited[index] = performance.now() - sentAt[index]!;
       if (u.update.$case === 'assignment') assigned++;
       else if (u.update.$case === 'error') errors[String(u.update.value.code)] = (errors[String(u.update.value.code)] ?? 0) + 1;
       settled++;
@@ -138,7 +145,8 @@ async function run(plan: LoadPlan): Promise<LoadOutcome> {
     }
     server.close();
   }
-  return { sent: plan.tickets, assigned, answeredTwice: [...answers.values()].filter((n) => n > 1).length, errors, elapsedMs, seated, relayed, routes: routeOf.map((i) => addresses[i]!) };
+  const slowest = [...waited.keys()].sort((x, y) => waited[y]! - waited[x]!).slice(0, 5).map((i) => ({ partition: partitionOf(i), waitedMs: Math.round(waited[i]!) }));
+  return { sent: plan.tickets, assigned, slowest, answeredTwice: [...answers.values()].filter((n) => n > 1).length, errors, elapsedMs, seated, relayed, routes: routeOf.map((i) => addresses[i]!) };
 }
 
 const plan = JSON.parse(process.argv[2]!) as LoadPlan;

@@ -12,6 +12,8 @@
  *   node j's work = its CPU over every phase − its idle rate × the phases that were not its own
  *   projected capacity = the phases' tickets ÷ the largest node's work
  *
+ * over `rounds` rounds of one phase per node (SCALE_OUT_SATURATED_ROUNDS, default 3)
+ *
  * (idle: what a node spends per second with no load, its keeper, beats and boards, read before the
  * phases; running all nodes at once a node pays it once, not once per phase). With finds to the
  * owner, phase i sends the factories node i owns (by the routes the warm-up learned) through node
@@ -28,15 +30,24 @@ import { redisCpuSeconds, runLoadProcess, type BenchNode } from './scale-out-nod
 export interface SaturatedProjection {
   /** The phases' tickets ÷ the largest node's work. */
   readonly ticketsPerBusiestCpu: number;
+  /** The same ÷ the mean node's work: every node gets the same load here, so the gap between the two is noise (or a node that costs more). */
+  readonly ticketsPerMeanCpu: number;
   readonly rows: BenchRow[];
 }
 
-/** `plan(i)`: the load that drives node i, or undefined when it owns nothing loaded (finds to the owner). */
+/** What drives node i: a warm-up (unmeasured), then the measured load. */
+export interface BusyPhase {
+  readonly warm: LoadPlan;
+  readonly measured: LoadPlan;
+}
+
+/** `plan(i)`: the phase that drives node i, or undefined when it owns nothing loaded (finds to the owner). */
 export async function saturatedProjection(
   nodes: readonly BenchNode[],
   redisPorts: readonly number[],
-  plan: (node: number) => LoadPlan | undefined,
+  plan: (node: number) => BusyPhase | undefined,
   row: (subject: string, metric: string, value: number, higherIsBetter: boolean) => BenchRow,
+  rounds: number,
 ): Promise<SaturatedProjection> {
   const cpuNow = () => nodes.map((n) => n.cpuSeconds());
   // Idle: read once what the load before has left behind (games ending, collections) is done.
@@ -47,14 +58,18 @@ export async function saturatedProjection(
   const idleSeconds = (performance.now() - idleStarted) / 1000;
   const idle = cpuNow().map((c, j) => (c - idleFrom[j]!) / idleSeconds);
 
-  const phases: { node: number; seconds: number; cpu: number[]; outcome: LoadOutcome; moves: string }[] = [];
+  const phases: { node: number; seconds: number; cpu: number[]; outcome: LoadOutcome; moves: string; weights: string }[] = [];
   const redis0 = await redisCpuSeconds(redisPorts);
-  for (let i = 0; i < nodes.length; i++) {
-    const load = plan(i);
-    if (!load) continue;
+  // Rounds of phases: one phase's CPU per ticket varied by ±25% between runs on this machine, and
+  // the projection divides by the largest node's work, which noise only makes larger; summed over
+  // rounds a node's work is an average of its phases.
+  for (let round = 0, i = 0; round < rounds; i = (i + 1) % nodes.length, round += i === 0 ? 1 : 0) {
+    const phase = plan(i);
+    if (!phase) continue;
+    const load = { ...phase.measured, runId: `${phase.measured.runId}-r${round}` };
     // Warm again first: a node idle through the phases before its own paid for it in the first
     // seconds of its phase (later phases cost up to 60% more than the first, in one run of four).
-    await runLoadProcess({ ...load, runId: `${load.runId}-warm`, tickets: Math.ceil(load.tickets / 4) });
+    await runLoadProcess({ ...phase.warm, runId: `${phase.warm.runId}-r${round}` });
     const before = cpuNow();
     const movesBefore = shardMoves(nodes);
     const started = performance.now();
@@ -63,12 +78,12 @@ export async function saturatedProjection(
     const seconds = (performance.now() - started) / 1000;
     if (process.env.SCALE_OUT_CPU_PROF) console.error(`measured window of node ${i}'s phase (pid ${nodes[i]!.pid}): PROFILE_FROM_US=${window0} PROFILE_TO_US=${process.hrtime.bigint() / 1000n}`);
     await new Promise((r) => setTimeout(r, 200));
-    phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome, moves: movesBefore === shardMoves(nodes) ? 'none' : `${movesBefore} -> ${shardMoves(nodes)}` });
+    phases.push({ node: i, seconds, cpu: cpuNow().map((c, j) => c - before[j]!), outcome, weights: load.weights?.join(',') ?? 'even', moves: movesBefore === shardMoves(nodes) ? 'none' : `${movesBefore} -> ${shardMoves(nodes)}` });
   }
   const redisCpu = (await redisCpuSeconds(redisPorts)).reduce((sum, s, k) => sum + s - redis0[k]!, 0);
   if (process.env.SCALE_OUT_VERBOSE) {
     console.error(`each node busy in turn: idle CPU ms/s ${idle.map((x) => (1000 * x).toFixed(0)).join(' ')}`);
-    for (const p of phases) console.error(`  phase of node ${p.node}: ${p.seconds.toFixed(2)} s, ${p.outcome.assigned} tickets (${p.outcome.relayed} relayed), CPU s per node ${p.cpu.map((c) => c.toFixed(2)).join(' ')}; shard moves ${p.moves}`);
+    for (const p of phases) console.error(`  phase of node ${p.node}: ${p.seconds.toFixed(2)} s, ${p.outcome.assigned} tickets (${p.outcome.relayed} relayed), CPU s per node ${p.cpu.map((c) => c.toFixed(2)).join(' ')}; weights ${p.weights}; shard moves ${p.moves}; slowest (partition: ms) ${p.outcome.slowest.map((t) => `${t.partition}: ${t.waitedMs}`).join(', ')}`);
   }
 
   const work = nodes.map((_, j) => phases.reduce((sum, p) => sum + p.cpu[j]! - (p.node === j ? 0 : idle[j]! * p.seconds), 0));
@@ -85,9 +100,9 @@ export async function saturatedProjection(
     row('each node busy in turn', 'tickets doubled', doubled, false),
     ...nodes.flatMap((_, j) => [
       row(`node ${j}`, 'each node busy in turn: its work (CPU s, less idle outside its own phase)', work[j]!, false),
-      row(`node ${j}`, 'each node busy in turn: tickets of its own phase', phases.find((p) => p.node === j)?.outcome.assigned ?? 0, false),
+      row(`node ${j}`, 'each node busy in turn: tickets of its own phases', phases.reduce((n, p) => n + (p.node === j ? p.outcome.assigned : 0), 0), false),
       row(`node ${j}`, 'idle CPU ms per s', 1000 * idle[j]!, false),
     ]),
   ];
-  return { ticketsPerBusiestCpu: assigned / busiest, rows };
+  return { ticketsPerBusiestCpu: assigned / busiest, ticketsPerMeanCpu: (assigned * work.length) / work.reduce((a, b) => a + b, 0), rows };
 }
