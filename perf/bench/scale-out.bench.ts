@@ -14,10 +14,10 @@
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
  * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
  * node's warm-up in tickets before the measured load (4,000); SCALE_OUT_CONCURRENCY the tickets
- * each load process keeps in flight (256). SCALE_OUT_ROUTE=owner: each load process opens a
- * stream to every node and sends each factory's finds to the owner its route hints named (its
- * first ones to its own node), as clients following the hints do; any (the default): every find
- * to its own node. The group says which, and a row counts the finds that crossed the relay.
+ * each load process keeps in flight (256). SCALE_OUT_ROUTE=owner (the default, what the
+ * matchmaking client does): each load process opens a stream to every node and sends each
+ * factory's finds to the owner its route hints named (its first ones to its own node); any: every
+ * find to its own node, as a client that ignores the hints. The group says which, and a row counts the finds that crossed the relay.
  * After each cluster's run, the same cluster is driven one node at a time (scale-out-saturated.ts:
  * every node's CPU read at the batching a core of its own would give it; SCALE_OUT_SATURATED=no
  * skips it, SCALE_OUT_SATURATED_TICKETS is each phase's load, default 3 × SCALE_OUT_TICKETS;
@@ -37,7 +37,8 @@ type Mode = 'relay' | 'sharded';
 const MODE: Mode = process.env.SCALE_OUT_MODE === 'relay' ? 'relay' : 'sharded';
 const MODE_ENV: Record<Mode, Record<string, string>> = { relay: {}, sharded: { GAMEFACTORY_CLUSTER_MODE: 'sharded' } };
 type Route = 'owner' | 'any';
-const ROUTE: Route = process.env.SCALE_OUT_ROUTE === 'owner' ? 'owner' : 'any';
+// Owner by default: the matchmaking client follows route hints unless told not to (followOwner: false).
+const ROUTE: Route = process.env.SCALE_OUT_ROUTE === 'any' ? 'any' : 'owner';
 if (process.env.SCALE_OUT_ROUTE !== undefined && !['owner', 'any'].includes(process.env.SCALE_OUT_ROUTE)) {
   throw new Error(`SCALE_OUT_ROUTE: "${process.env.SCALE_OUT_ROUTE}" is not owner or any`);
 }
