@@ -39,5 +39,6 @@ export async function runLoadCommand(opts: Record<string, string | string[] | bo
   console.log(`games filled and ended by the fake servers: ${report.gamesEnded}`);
   const errors = Object.entries(report.errorsByCode);
   console.log(errors.length === 0 ? 'errors: none' : `errors by code: ${errors.map(([c, n]) => `${c}: ${n}`).join(', ')}`);
+  for (const [code, message] of Object.entries(report.errorExamples)) console.log(`  e.g. ${code}: ${message}`);
   if (report.assigned < report.sent) process.exitCode = 1;
 }

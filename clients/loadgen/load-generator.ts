@@ -43,6 +43,8 @@ export interface LoadReport {
   readonly sent: number;
   readonly assigned: number;
   readonly errorsByCode: Record<string, number>;
+  /** The first error message seen for each code: what to look for in the coordinator's log. */
+  readonly errorExamples: Record<string, string>;
   readonly elapsedMs: number;
   readonly matchesPerSecond: number;
   readonly p50Ms: number;
@@ -67,6 +69,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   });
   const latencies = new Float64Array(options.tickets);
   const errorsByCode: Record<string, number> = {};
+  const errorExamples: Record<string, string> = {};
   let assigned = 0;
   let done = 0;
   // The same attribute objects for every ticket: read, never changed, by the client.
@@ -95,6 +98,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       (error: unknown) => {
         const code = error instanceof FindError ? String(error.code) : 'no-assignment';
         errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
+        errorExamples[code] ??= error instanceof Error ? error.message : String(error);
         options.onProgress?.(++done);
         settled();
       },
@@ -114,6 +118,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     sent: options.tickets,
     assigned,
     errorsByCode,
+    errorExamples,
     elapsedMs,
     matchesPerSecond: (assigned / elapsedMs) * 1000,
     p50Ms: pick(0.5),
