@@ -48,6 +48,13 @@ function wireAssignment(assignment: Assignment): WireAssignment {
   return lastWire;
 }
 
+/**
+ * A count or duration as the wire's uint32 takes it. The encoder throws on anything else, and a
+ * throw there ends the whole FindGames stream (every ticket on it, INTERNAL "Error serializing
+ * response"): one bad figure must not cost other tickets their answers.
+ */
+const uint32 = (n: number): number => (n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
+
 function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | undefined): FindGameUpdate {
   const wire: FindGameUpdate =
     update.kind === 'queued'
@@ -55,7 +62,7 @@ function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | u
           ticketId,
           update: {
             $case: 'queued',
-            value: { factory: update.factory, position: update.position, estimatedWaitMs: update.estimatedWaitMs },
+            value: { factory: update.factory, position: uint32(update.position), estimatedWaitMs: uint32(update.estimatedWaitMs) },
           },
         }
       : { ticketId, update: { $case: 'assignment', value: wireAssignment(update.assignment) } };
