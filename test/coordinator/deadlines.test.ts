@@ -13,6 +13,18 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 60 }) }),
 );
 
+/** The model of both tests: one deadline per key, due in (time, order set) order. */
+type Model = Map<string, { due: number; seq: number }>;
+
+/** What a timer per key would fire by `now`, in order, taken out of the model. */
+function fallDue(model: Model, now: number): string[] {
+  const due = [...model].filter(([, d]) => d.due <= now).sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq);
+  for (const [key] of due) model.delete(key);
+  return due.map(([key, d]) => `${key}@${d.due}`);
+}
+
+const nextDue = (model: Model): number => [...model.values()].reduce((min, d) => Math.min(min, d.due), Infinity);
+
 describe('Deadlines', () => {
   it('pops exactly what a timer per (kind, id) would fire, in the same order, and says when the next one is due', () => {
     fc.assert(
@@ -20,7 +32,7 @@ describe('Deadlines', () => {
         const heap = new Deadlines();
         const popped: string[] = [];
         // The model: one deadline per (kind, id), due in (time, order set) order.
-        const model = new Map<string, { due: number; seq: number }>();
+        const model: Model = new Map();
         const expected: string[] = [];
         let seq = 0;
         let now = 0;
@@ -34,15 +46,10 @@ describe('Deadlines', () => {
             model.delete(`${o.deadline}/k${o.key}`);
           } else {
             now += o.by;
-            const due = [...model].filter(([, d]) => d.due <= now).sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq);
-            for (const [key, d] of due) {
-              expected.push(`${key}@${d.due}`);
-              model.delete(key);
-            }
+            expected.push(...fallDue(model, now));
             for (let d = heap.popDue(now); d !== undefined; d = heap.popDue(now)) popped.push(`${d.kind}/${d.id}@${d.at}`);
           }
-          const next = [...model.values()].reduce((min, d) => Math.min(min, d.due), Infinity);
-          expect(heap.nextAt() ?? Infinity).toBe(next);
+          expect(heap.nextAt() ?? Infinity).toBe(nextDue(model));
         }
         expect(popped).toEqual(expected);
         expect(heap.size).toBe(model.size);
@@ -54,7 +61,7 @@ describe('Deadlines', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 500 }), fc.boolean()), { minLength: 1200, maxLength: 3000 }), (sets) => {
         const heap = new Deadlines();
-        const model = new Map<string, { due: number; seq: number }>();
+        const model: Model = new Map();
         sets.forEach(([key, at, drop], seq) => {
           if (drop && key % 4 === 0) {
             heap.delete(DeadlineKind.TicketExpiry, `k${key}`);
@@ -85,7 +92,7 @@ describe('Deadlines', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
         const deadlines = new Deadlines();
-        const model = new Map<string, { due: number; seq: number }>();
+        const model: Model = new Map();
         const popped: string[] = [];
         const expected: string[] = [];
         let seq = 0;
@@ -104,15 +111,10 @@ describe('Deadlines', () => {
             model.set(`${DeadlineKind.Retention}/${id}`, { due: now + o.at, seq: seq++ });
           } else {
             now += o.by;
-            const due = [...model].filter(([, d]) => d.due <= now).sort(([, a], [, b]) => a.due - b.due || a.seq - b.seq);
-            for (const [key, d] of due) {
-              expected.push(`${key}@${d.due}`);
-              model.delete(key);
-            }
+            expected.push(...fallDue(model, now));
             for (let d = deadlines.popDue(now); d !== undefined; d = deadlines.popDue(now)) popped.push(`${d.kind}/${d.id}@${d.at}`);
           }
-          const next = [...model.values()].reduce((min, d) => Math.min(min, d.due), Infinity);
-          expect(deadlines.nextAt() ?? Infinity).toBe(next);
+          expect(deadlines.nextAt() ?? Infinity).toBe(nextDue(model));
           expect(deadlines.size).toBe(model.size);
         }
         expect(popped).toEqual(expected);
