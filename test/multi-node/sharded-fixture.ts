@@ -1,14 +1,13 @@
 import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import type { CoreHost } from '../../src/app/core-host.js';
-import { PlayerClaims } from '../../src/cluster/in-process/index.js';
-import { ShardedGateway, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
+import { ShardedGateway, type SharedClaimConflict, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
-import { releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
+import { claimHolder, releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
 import { shardIdPrefix, shardOfFactory } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
@@ -32,6 +31,38 @@ factories:
 `);
 export const FACTORIES = ['bravo', 'delta', 'echo', 'alpha'];
 
+/**
+ * The cluster's shared claims as Redis keeps them (src/redis/shards/player-claims.ts), in memory:
+ * each player and each live ticket id held by a ticket in its shard, a party claimed whole.
+ */
+export class SharedClaims implements SharedPlayerClaims {
+  private readonly held = new Map<string, string>();
+
+  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined> {
+    const holder = claimHolder(ticketId, shard);
+    const keys = [...playerIds.map((p) => `pl:${p}`), `tk:${ticketId}`];
+    for (const [i, key] of keys.entries()) {
+      const held = this.held.get(key);
+      if (held === undefined || held === holder) continue;
+      const other = held.slice(held.indexOf(':') + 1);
+      return other === ticketId ? { ticketId, shard: Number(held.slice(0, held.indexOf(':'))) } : { playerId: playerIds[i]!, ticketId: other };
+    }
+    for (const key of keys) this.held.set(key, holder);
+    return undefined;
+  }
+
+  async release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void> {
+    const holder = claimHolder(ticketId, shard);
+    for (const key of [...playerIds.map((p) => `pl:${p}`), `tk:${ticketId}`]) if (this.held.get(key) === holder) this.held.delete(key);
+  }
+
+  /** The ticket holding `playerId`, if any. */
+  holder(playerId: string): string | undefined {
+    const held = this.held.get(`pl:${playerId}`);
+    return held?.slice(held.indexOf(':') + 1);
+  }
+}
+
 export class ShardedNode {
   readonly gateways: RelayGateway[];
   readonly seats: MatcherSeat[];
@@ -45,7 +76,7 @@ export class ShardedNode {
     relays: readonly FakeRelay[],
     timers: ManualTimers,
     /** One live ticket per player across shards (in Redis in a real cluster). */
-    shared: PlayerClaims,
+    shared: SharedClaims,
     options: ClusterOptions = {},
   ) {
     let n = 0;
@@ -65,7 +96,7 @@ export class ShardedNode {
             buildCore(CONFIG, environment, {
               ...place,
               idPrefix: shardIdPrefix(shard),
-              players: releasedAfterCommit(this.seats[shard]!, { release: async (t, ps) => shared.release(t, ps) }, () => undefined),
+              players: releasedAfterCommit(this.seats[shard]!, shared, shard, () => undefined),
               // As a node does: a shard's core runs only its own shard's factories.
               serves: (factory) => shardOfFactory(factory, relays.length) === shard,
             }),
@@ -73,12 +104,8 @@ export class ShardedNode {
           onTermEnded: (token, reason) => this.termsEnded.push({ shard, token, reason }),
         }),
     );
-    const claims: SharedPlayerClaims = {
-      claim: async (t, ps) => shared.claim(t, ps),
-      release: async (t, ps) => shared.release(t, ps),
-    };
     // A shard this node owns takes its own clients' finds in process, as a real node does.
-    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog, claims, undefined, options.relayOnly ? undefined : (shard) => this.seats[shard]);
+    this.gateway = new ShardedGateway(this.gateways, CONFIG.templates, silentLog, shared, undefined, options.relayOnly ? undefined : (shard) => this.seats[shard]);
   }
 
   /** Takes (or keeps) the leases of these shards. */
@@ -159,7 +186,7 @@ export interface ClusterOptions {
 export function cluster(options: ClusterOptions = {}) {
   const timers = new ManualTimers();
   const relays = Array.from({ length: SHARDS }, () => new FakeRelay(() => timers.now));
-  const shared = new PlayerClaims();
+  const shared = new SharedClaims();
   const [a, b, c] = ['a', 'b', 'c'].map((id) => new ShardedNode(id, relays, timers, shared, options)) as [ShardedNode, ShardedNode, ShardedNode];
   return { timers, relays, shared, a, b, c, all: [a, b, c] };
 }

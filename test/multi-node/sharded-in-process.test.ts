@@ -131,6 +131,35 @@ describe('factories sharded across nodes, in process', () => {
     }
   });
 
+  it("a live ticket's id in another shard is refused as a reused id, whatever the party and node: no second ticket under it, and its owner's cancel through any node holds", async () => {
+    const { a, b, c, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
+    await settle(all);
+    const alice = { role: 'player' as const, subject: 'alice', playerIds: ['alice'] };
+    const first = new Player('t');
+    a.gateway.find({ ...findIn('delta', first), party: [{ playerId: 'alice', score: undefined }], caller: alice }, first); // shard 1, a's
+    await settle(all);
+    expect(first.updates.map((u) => u.kind)).toEqual(['queued']);
+    // Mallory names alice's ticket id for echo (shard 2, b's) through b; alice herself names it for bravo (shard 0).
+    const mallory = new Player('t');
+    b.gateway.find({ ...findIn('echo', mallory), party: [{ playerId: 'mallory', score: undefined }], caller: { role: 'player', subject: 'mallory', playerIds: ['mallory'] } }, mallory);
+    const twice = new Player('t');
+    c.gateway.find({ ...findIn('bravo', twice), party: [{ playerId: 'alice', score: undefined }], caller: alice }, twice);
+    await settle(all);
+    for (const refused of [mallory, twice]) {
+      expect(refused.errors.map((e) => [e.code, e.message])).toEqual([['ALREADY_EXISTS', 'ticket_id: "t" is already used by a different request; choose a new ticket id']]);
+    }
+    expect(b.cores.get(2)!.view.ticket('t')).toBeUndefined();
+    expect(a.cores.get(0)!.view.ticket('t')).toBeUndefined();
+    // Only one shard knows "t": alice's cancel through a node that does not hold the call is hers.
+    const cancelled = c.gateway.cancel('t', alice);
+    await settle(all);
+    expect(await cancelled).toBe(true);
+    expect(first.errors.map((e) => e.code)).toEqual(['CANCELLED']);
+  });
+
   it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
     const { a, b, c, all } = cluster();
     await a.own([0, 1]);

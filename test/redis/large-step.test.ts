@@ -64,9 +64,9 @@ describe.each(redisTargets())('a large step on $name', (target) => {
     const client = target.client() as Redis;
     const claims = new RedisPlayerClaims(client, 60_000);
     const players = Array.from({ length: WRITES }, (_, i) => `p${i}`);
-    const answers = await Promise.all(players.map((p, i) => claims.claim(`c${i}`, [p])));
+    const answers = await Promise.all(players.map((p, i) => claims.claim(`c${i}`, i % 64, [p])));
     expect(answers.every((a) => a === undefined)).toBe(true);
-    await Promise.all(players.map((p, i) => claims.release(`c${i}`, [p])));
-    expect(await client.exists(`gf:{pl:p0}:ticket`)).toBe(0);
+    await Promise.all(players.map((p, i) => claims.release(`c${i}`, i % 64, [p])));
+    expect(await client.exists(`gf:{pl:p0}:ticket`, `gf:{tk:c0}:shard`)).toBe(0);
   }, 60_000);
 });

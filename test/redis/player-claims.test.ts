@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineScripts, type RedisClient } from '../../src/redis/script-set.js';
-import { RedisPlayerClaims, playerClaimKey } from '../../src/redis/shards/player-claims.js';
+import { RedisPlayerClaims, playerClaimKey, ticketClaimKey } from '../../src/redis/shards/player-claims.js';
 import { hasRedis, redisTargets } from './redis-targets.js';
 
 /** One live ticket per player across shards, on a redis-server and a 3-master Cluster. */
@@ -13,21 +13,21 @@ describe.each(redisTargets())('player claims on $name', (target) => {
     const run = `${target.name.length}-${Date.now()}`;
     const [a, b, c] = ['a', 'b', 'c'].map((p) => `${p}-${run}`) as [string, string, string];
 
-    expect(await claims.claim('t1', [a, b])).toBeUndefined();
-    expect(await claims.claim('t1', [a, b])).toBeUndefined(); // a retry
+    expect(await claims.claim('t1', 0, [a, b])).toBeUndefined();
+    expect(await claims.claim('t1', 0, [a, b])).toBeUndefined(); // a retry
     // b is t1's: a party with c and b is refused, and c is not left claimed.
-    expect(await claims.claim('t2', [c, b])).toEqual({ playerId: b, ticketId: 't1' });
+    expect(await claims.claim('t2', 0, [c, b])).toEqual({ playerId: b, ticketId: 't1' });
     expect(await client.get(playerClaimKey(c))).toBeNull();
     // Another ticket cannot release t1's players.
-    await claims.release('t2', [a, b]);
-    expect(await client.get(playerClaimKey(a))).toBe('t1');
-    await claims.release('t1', [a, b]);
-    expect(await claims.claim('t2', [c, b])).toBeUndefined();
+    await claims.release('t2', 0, [a, b]);
+    expect(await client.get(playerClaimKey(a))).toBe('0:t1');
+    await claims.release('t1', 0, [a, b]);
+    expect(await claims.claim('t2', 0, [c, b])).toBeUndefined();
     // A claim left behind expires.
     const short = new RedisPlayerClaims(client, 50);
-    expect(await short.claim('t3', [a])).toBeUndefined();
+    expect(await short.claim('t3', 0, [a])).toBeUndefined();
     await new Promise((r) => setTimeout(r, 150));
-    expect(await claims.claim('t4', [a])).toBeUndefined();
+    expect(await claims.claim('t4', 0, [a])).toBeUndefined();
   });
 
   it("one tick's claims and releases go out together, in order: a player asked for twice is one ticket's, on one node or two", async (ctx) => {
@@ -42,21 +42,45 @@ describe.each(redisTargets())('player claims on $name', (target) => {
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((p) => `${p}-${run}`) as [string, string, string, string];
 
     // One tick on this node: t1 takes a; t2's party (c, a) is refused whole; t3 takes d.
-    const [first, second, third] = await Promise.all([here.claim('t1', [a]), here.claim('t2', [c, a]), here.claim('t3', [d])]);
+    const [first, second, third] = await Promise.all([here.claim('t1', 0, [a]), here.claim('t2', 0, [c, a]), here.claim('t3', 0, [d])]);
     expect([first, second, third]).toEqual([undefined, { playerId: a, ticketId: 't1' }, undefined]);
     expect(await client.get(playerClaimKey(c))).toBeNull();
     // The same tick on two nodes: b goes to exactly one of them, and the other is refused.
-    const both = await Promise.all([here.claim('t4', [b]), there.claim('t5', [b])]);
+    const both = await Promise.all([here.claim('t4', 0, [b]), there.claim('t5', 0, [b])]);
     expect(both.filter((x) => x === undefined)).toHaveLength(1);
-    expect(both.find((x) => x !== undefined)?.ticketId).toBe((await client.get(playerClaimKey(b))) === 't4' ? 't4' : 't5');
+    expect(both.find((x) => x !== undefined)?.ticketId).toBe((await client.get(playerClaimKey(b))) === '0:t4' ? 't4' : 't5');
     // A release asked before a claim in the same tick is applied first: a is free for t6.
-    const [, freed] = await Promise.all([here.release('t1', [a]), here.claim('t6', [a])]);
+    const [, freed] = await Promise.all([here.release('t1', 0, [a]), here.claim('t6', 0, [a])]);
     expect(freed).toBeUndefined();
-    expect(await client.get(playerClaimKey(a))).toBe('t6');
+    expect(await client.get(playerClaimKey(a))).toBe('0:t6');
     // A release by a ticket that does not hold the player changes nothing, batched or not.
-    await Promise.all([here.release('t1', [a]), here.release('t5', [d])]);
-    expect(await client.get(playerClaimKey(a))).toBe('t6');
-    expect(await client.get(playerClaimKey(d))).toBe('t3');
+    await Promise.all([here.release('t1', 0, [a]), here.release('t5', 0, [d])]);
+    expect(await client.get(playerClaimKey(a))).toBe('0:t6');
+    expect(await client.get(playerClaimKey(d))).toBe('0:t3');
     other.disconnect();
+  });
+
+  it("a live ticket's id is its shard's: the same id for another shard's factory is refused, whatever its party, until the ticket is released", async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const client = target.client();
+    await defineScripts(client);
+    const claims = new RedisPlayerClaims(client, 60_000);
+    const run = `id-${target.name.length}-${Date.now()}`;
+    const [alice, mallory] = ['alice', 'mallory'].map((p) => `${p}-${run}`) as [string, string];
+    const ticket = `T-${run}`;
+
+    expect(await claims.claim(ticket, 3, [alice])).toBeUndefined();
+    expect(await claims.claim(ticket, 3, [alice])).toBeUndefined(); // a retry, same shard
+    // Another party, or the same one, under that id in another shard: refused, nothing claimed.
+    expect(await claims.claim(ticket, 5, [mallory])).toEqual({ ticketId: ticket, shard: 3 });
+    expect(await claims.claim(ticket, 5, [alice])).toEqual({ ticketId: ticket, shard: 3 });
+    expect(await client.get(playerClaimKey(mallory))).toBeNull();
+    expect(await client.get(playerClaimKey(alice))).toBe(`3:${ticket}`);
+    // Another shard's release of that id frees nothing; the ticket's own frees the id and its players.
+    await claims.release(ticket, 5, [alice]);
+    expect(await client.get(ticketClaimKey(ticket))).toBe(`3:${ticket}`);
+    await claims.release(ticket, 3, [alice]);
+    expect(await client.get(ticketClaimKey(ticket))).toBeNull();
+    expect(await claims.claim(ticket, 5, [mallory])).toBeUndefined();
   });
 });

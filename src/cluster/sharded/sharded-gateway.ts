@@ -2,7 +2,7 @@ import type { FactoryTemplate } from '../../config/config.js';
 import type { CoordinatorCommands } from '../../coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
-import { checkTakeOver } from '../../coordinator/tickets/restored-tickets.js';
+import { checkTakeOver, ticketIdReused } from '../../coordinator/tickets/restored-tickets.js';
 import { MatchmakingError, invalidArgument } from '../../errors/index.js';
 import { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { Principal } from '../../security/tokens/principal.js';
@@ -10,11 +10,20 @@ import { apportionSlots, shardOfFactory, type ApportionOptions, type ShardDemand
 import type { PlayerClaimConflict } from '../ports.js';
 import { ServerShards } from './server-shards.js';
 
-/** One live ticket per player across the shards: claimed here before a find is forwarded. */
+/**
+ * Why a find's claim was refused: a player of its party holds another ticket, or its ticket id
+ * is live in another shard (a find for another factory under that id: another request).
+ */
+export type SharedClaimConflict = PlayerClaimConflict | { readonly ticketId: string; readonly shard: number };
+
+/**
+ * One live ticket per player across the shards, and one shard per live ticket id: claimed here
+ * before a find is forwarded (each shard's core knows only its own ticket ids).
+ */
 export interface SharedPlayerClaims {
-  claim(ticketId: string, playerIds: readonly string[]): Promise<PlayerClaimConflict | undefined>;
-  /** Frees the players still held by `ticketId` (the owner's core releases the rest with its `release` effects). */
-  release(ticketId: string, playerIds: readonly string[]): Promise<void>;
+  claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined>;
+  /** Frees the players and the id still held by `ticketId` in `shard` (the owner's core releases the rest with its `release` effects). */
+  release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void>;
 }
 
 /**
@@ -149,7 +158,7 @@ export class ShardedGateway implements CoordinatorCommands {
     const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
     const players = request.party.map((p) => p.playerId);
     // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
-    const unclaim = () => void this.claims?.release(request.ticketId, players).catch(() => undefined);
+    const unclaim = () => void this.claims?.release(request.ticketId, shard, players).catch(() => undefined);
     const ownerAddress = this.ownerAddress;
     const relayed: TicketListener = {
       update(update, ticketId) {
@@ -201,9 +210,11 @@ export class ShardedGateway implements CoordinatorCommands {
       );
     };
     if (!this.claims) return forward();
-    this.claims.claim(request.ticketId, players).then(
+    this.claims.claim(request.ticketId, shard, players).then(
       (conflict) => {
         if (!conflict) return forward();
+        // As one node refuses it: the id's live ticket is another request (another factory).
+        if (!('playerId' in conflict)) return relayed.fail(ticketIdReused(request.ticketId), request.ticketId);
         relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
       },
       (error: unknown) => relayed.fail(new MatchmakingError('UNAVAILABLE', `redis unreachable (${(error as Error)?.message ?? String(error)}): retry with the same ticket id`), request.ticketId),

@@ -1,27 +1,28 @@
 --[[
   A node's claims and releases of players for one tick, in one call (one live ticket per player
-  when factories are sharded across nodes), applied in the order they were made. A claim of a
-  party is whole or nothing within this call: its players are consecutive, and if one is held by
-  another ticket none is claimed. A claim again for the same ticket (a retry) extends it. A
-  release frees a player only while the ticket still holds it (a newer ticket keeps its own).
+  when factories are sharded across nodes, and one shard per live ticket id), applied in the order
+  they were made. A claim of a party is whole or nothing within this call: its players' keys and
+  its ticket id's key are consecutive, and if one is held by another holder none is claimed. A
+  claim again by the same holder (a retry) extends it. A release frees a key only while the
+  holder still holds it (a newer ticket keeps its own).
   On a Redis Cluster each player's key is its own slot, so the node calls this once per key.
 
   Input (KEYS counted by the caller: `-n`):
-    KEYS[1..] each operation's player claim "gf:{pl:<playerId>}:ticket"
+    KEYS[1..] each operation's key: a player's claim "gf:{pl:<playerId>}:ticket", or a ticket id's "gf:{tk:<ticketId>}:shard"
     ARGV[1] how long a claim lasts (ms): past the ticket's time to live, so a claim left by an owner that died expires
-    ARGV[2..] for each key in order: "+<ticketId>" to claim it, "-<ticketId>" to release it;
-              a party is the run of consecutive claims for one ticket
-  Output: for each key: "" when claimed or released as asked; for a claim refused, the id of the
-          ticket holding that player, or "!" when another player of the party was held
+    ARGV[2..] for each key in order: "+<holder>" to claim it, "-<holder>" to release it, the
+              holder being "<shard>:<ticketId>"; a party is the run of consecutive claims for one holder
+  Output: for each key: "" when claimed or released as asked; for a claim refused, the holder
+          of that key, or "!" when another key of the party was held
 ]]
 local out = {}
 local i = 1
 local n = #KEYS
 while i <= n do
   local op = string.sub(ARGV[i + 1], 1, 1)
-  local ticket = string.sub(ARGV[i + 1], 2)
+  local holder = string.sub(ARGV[i + 1], 2)
   if op == '-' then
-    if redis.call('GET', KEYS[i]) == ticket then redis.call('DEL', KEYS[i]) end
+    if redis.call('GET', KEYS[i]) == holder then redis.call('DEL', KEYS[i]) end
     out[i] = ''
     i = i + 1
   else
@@ -30,7 +31,7 @@ while i <= n do
     local refused = false
     for k = i, last do
       local held = redis.call('GET', KEYS[k])
-      if held and held ~= ticket then
+      if held and held ~= holder then
         out[k] = held
         refused = true
       else
@@ -39,7 +40,7 @@ while i <= n do
     end
     if not refused then
       for k = i, last do
-        redis.call('SET', KEYS[k], ticket, 'PX', ARGV[1])
+        redis.call('SET', KEYS[k], holder, 'PX', ARGV[1])
         out[k] = ''
       end
     end

@@ -1,16 +1,31 @@
 import { PlayerClaims } from '../../cluster/in-process/index.js';
-import type { PlayerClaimConflict } from '../../cluster/ports.js';
+import type { SharedClaimConflict, SharedPlayerClaims } from '../../cluster/sharded/index.js';
 import { ROOT } from '../keys.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 
 /** One key per player (its own hash tag): no single slot carries every player's claim. */
 export const playerClaimKey = (playerId: string) => `${ROOT}:{pl:${playerId.replace(/[{}]/g, '_')}}:ticket`;
 
+/**
+ * A live ticket's id, claimed with its party: ticket ids are the clients', and each shard's core
+ * knows only its own, so without it a find reusing a live ticket's id for a factory of another
+ * shard opened a second ticket under that id (one node refuses it as a reused id).
+ */
+export const ticketClaimKey = (ticketId: string) => `${ROOT}:{tk:${ticketId.replace(/[{}]/g, '_')}}:shard`;
+
+/** What a claim holds: the ticket in its shard, so the same id in another shard is another holder. */
+export const claimHolder = (ticketId: string, shard: number) => `${shard}:${ticketId}`;
+
+function parseHolder(holder: string): { readonly shard: number; readonly ticketId: string } {
+  const at = holder.indexOf(':');
+  return { shard: Number(holder.slice(0, at)), ticketId: holder.slice(at + 1) };
+}
+
 /** A claim or release asked for this tick, answered when the tick's call is. */
 interface Asked {
   readonly claim: boolean;
-  readonly ticketId: string;
-  readonly playerIds: readonly string[];
+  readonly holder: string;
+  readonly keys: readonly string[];
   resolve(answers: readonly string[]): void;
   reject(error: unknown): void;
 }
@@ -18,16 +33,18 @@ interface Asked {
 /**
  * One live ticket per player across a sharded cluster: a node's gateway claims the party before
  * it forwards a find to the shard's owner, and the owner releases it with the core's `release`
- * effects once the commit that ended the ticket is written (`releasedAfterCommit`). A claim
- * outlives the ticket's time to live by a margin, so one left by an owner that died between
+ * effects once the commit that ended the ticket is written (`releasedAfterCommit`). The ticket's
+ * id is claimed with its players (`ticketClaimKey`), each key holding the ticket in its shard:
+ * a find under a live ticket's id for another shard's factory is refused, whatever its party. A
+ * claim outlives the ticket's time to live by a margin, so one left by an owner that died between
  * assigning and releasing expires.
  *
  * The claims and releases asked in one turn of the event loop go out together, in the order they
- * were asked: on one Redis in one call of `player-claims-n` (a party claimed whole or not at
- * all), on a Redis Cluster one call per player key (each its own slot; a conflict then releases
- * the party's players this call claimed). One command per tick instead of one per player.
+ * were asked: on one Redis in one call of `player-claims-n` (a party and its ticket id claimed
+ * whole or not at all), on a Redis Cluster one call per key (each its own slot; a conflict then
+ * releases the keys this call claimed). One command per tick instead of one per player.
  */
-export class RedisPlayerClaims {
+export class RedisPlayerClaims implements SharedPlayerClaims {
   private asked: Asked[] = [];
 
   constructor(
@@ -35,24 +52,27 @@ export class RedisPlayerClaims {
     private readonly claimMs: number,
   ) {}
 
-  async claim(ticketId: string, playerIds: readonly string[]): Promise<PlayerClaimConflict | undefined> {
-    const answers = await this.ask(true, ticketId, playerIds);
+  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined> {
+    const holder = claimHolder(ticketId, shard);
+    const keys = [...playerIds.map(playerClaimKey), ticketClaimKey(ticketId)];
+    const answers = await this.ask(true, holder, keys);
     const conflict = answers.findIndex((a) => a !== '' && a !== '!');
     if (conflict < 0) return undefined;
     // Claimed here while another key refused (a Cluster splits a party): let them go.
-    const claimed = playerIds.filter((_, i) => answers[i] === '');
-    if (claimed.length > 0) await this.release(ticketId, claimed);
-    return { playerId: playerIds[conflict]!, ticketId: answers[conflict]! };
+    const claimed = keys.filter((_, i) => answers[i] === '');
+    if (claimed.length > 0) await this.ask(false, holder, claimed);
+    const held = parseHolder(answers[conflict]!);
+    if (held.ticketId === ticketId) return { ticketId, shard: held.shard };
+    return { playerId: playerIds[conflict]!, ticketId: held.ticketId };
   }
 
-  async release(ticketId: string, playerIds: readonly string[]): Promise<void> {
-    await this.ask(false, ticketId, playerIds);
+  async release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void> {
+    await this.ask(false, claimHolder(ticketId, shard), [...playerIds.map(playerClaimKey), ticketClaimKey(ticketId)]);
   }
 
-  private ask(claim: boolean, ticketId: string, playerIds: readonly string[]): Promise<readonly string[]> {
-    if (playerIds.length === 0) return Promise.resolve([]);
+  private ask(claim: boolean, holder: string, keys: readonly string[]): Promise<readonly string[]> {
     return new Promise((resolve, reject) => {
-      this.asked.push({ claim, ticketId, playerIds, resolve, reject });
+      this.asked.push({ claim, holder, keys, resolve, reject });
       if (this.asked.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -63,9 +83,9 @@ export class RedisPlayerClaims {
     const keys: string[] = [];
     const ops: string[] = [];
     for (const asked of batch) {
-      for (const playerId of asked.playerIds) {
-        keys.push(playerClaimKey(playerId));
-        ops.push((asked.claim ? '+' : '-') + asked.ticketId);
+      for (const key of asked.keys) {
+        keys.push(key);
+        ops.push((asked.claim ? '+' : '-') + asked.holder);
       }
     }
     const answered = this.client.isCluster
@@ -75,8 +95,8 @@ export class RedisPlayerClaims {
       (answers) => {
         let at = 0;
         for (const asked of batch) {
-          asked.resolve(answers.slice(at, at + asked.playerIds.length));
-          at += asked.playerIds.length;
+          asked.resolve(answers.slice(at, at + asked.keys.length));
+          at += asked.keys.length;
         }
       },
       (error: unknown) => batch.forEach((a) => a.reject(error)),
@@ -96,8 +116,8 @@ export interface CommitOrder {
  * with its players, so its claim must stay. Told after the commit, the releases of a tick go out
  * in one call; a node killed between the commit and the release leaves claims that expire.
  */
-export function releasedAfterCommit(seat: CommitOrder, shared: { release(ticketId: string, playerIds: readonly string[]): Promise<void> }, warn: (ticketId: string, error: Error) => void): PlayerClaims {
+export function releasedAfterCommit(seat: CommitOrder, shared: Pick<SharedPlayerClaims, 'release'>, shard: number, warn: (ticketId: string, error: Error) => void): PlayerClaims {
   return new PlayerClaims((ticketId, playerIds) => {
-    seat.deliver(() => void shared.release(ticketId, playerIds).catch((error: Error) => warn(ticketId, error)));
+    seat.deliver(() => void shared.release(ticketId, shard, playerIds).catch((error: Error) => warn(ticketId, error)));
   });
 }

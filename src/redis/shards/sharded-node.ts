@@ -123,7 +123,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           timers: realTimers,
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
-          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, unreleased), serves: (factory) => shardOf(factory) === shard }),
+          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
