@@ -5,10 +5,10 @@
   its ticket id's key are consecutive, and if one is held by another holder none is claimed. A
   claim again by the same holder (a retry) extends it. A release frees a key only while the
   holder still holds it (a newer ticket keeps its own).
-  On a Redis Cluster each player's key is its own slot, so the node calls this once per key.
+  On a Redis Cluster the node calls this once per claim bucket (a slot each: src/redis/shards/claim-keys.ts).
 
   Input (KEYS counted by the caller: `-n`):
-    KEYS[1..] each operation's key: a player's claim "gf:{pl:<playerId>}:ticket", or a ticket id's "gf:{tk:<ticketId>}:shard"
+    KEYS[1..] each operation's key: a player's claim "gf:{claims:<bucket>}:player:<playerId>", or a ticket id's "gf:{claims:<bucket>}:ticket:<ticketId>"
     ARGV[1] how long a claim lasts (ms): past the ticket's time to live, so a claim left by an owner that died expires
     ARGV[2..] for each key in order: "+<holder>" to claim it, "-<holder>" to release it, the
               holder being "<shard>:<ticketId>"; a party is the run of consecutive claims for one holder

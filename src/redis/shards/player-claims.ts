@@ -1,17 +1,9 @@
 import { PlayerClaims } from '../../cluster/in-process/index.js';
 import type { SharedClaimConflict, SharedPlayerClaims } from '../../cluster/sharded/index.js';
-import { ROOT } from '../keys.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
+import { claimKeyTag, playerClaimKey, ticketClaimKey } from './claim-keys.js';
 
-/** One key per player (its own hash tag): no single slot carries every player's claim. */
-export const playerClaimKey = (playerId: string) => `${ROOT}:{pl:${playerId.replace(/[{}]/g, '_')}}:ticket`;
-
-/**
- * A live ticket's id, claimed with its party: ticket ids are the clients', and each shard's core
- * knows only its own, so without it a find reusing a live ticket's id for a factory of another
- * shard opened a second ticket under that id (one node refuses it as a reused id).
- */
-export const ticketClaimKey = (ticketId: string) => `${ROOT}:{tk:${ticketId.replace(/[{}]/g, '_')}}:shard`;
+export { playerClaimKey, ticketClaimKey };
 
 /** What a claim holds: the ticket in its shard, so the same id in another shard is another holder. */
 export const claimHolder = (ticketId: string, shard: number) => `${shard}:${ticketId}`;
@@ -41,8 +33,9 @@ interface Asked {
  *
  * The claims and releases asked in one turn of the event loop go out together, in the order they
  * were asked: on one Redis in one call of `player-claims-n` (a party and its ticket id claimed
- * whole or not at all), on a Redis Cluster one call per key (each its own slot; a conflict then
- * releases the keys this call claimed). One command per tick instead of one per player.
+ * whole or not at all), on a Redis Cluster one call per claim bucket the tick's keys fall in
+ * (`claim-keys.ts`: a slot each; a party split over buckets is refused whole too, since a
+ * conflict releases the keys this tick claimed for it). One command per tick instead of one per player.
  */
 export class RedisPlayerClaims implements SharedPlayerClaims {
   private asked: Asked[] = [];
@@ -88,9 +81,7 @@ export class RedisPlayerClaims implements SharedPlayerClaims {
         ops.push((asked.claim ? '+' : '-') + asked.holder);
       }
     }
-    const answered = this.client.isCluster
-      ? Promise.all(keys.map((key, i) => runBatchScript<string[]>(this.client, 'gfPlayerClaims', [key], [this.claimMs, ops[i]!]).then((a) => a[0]!)))
-      : runBatchScript<string[]>(this.client, 'gfPlayerClaims', keys, [this.claimMs, ...ops]);
+    const answered = this.client.isCluster ? this.callPerBucket(keys, ops) : runBatchScript<string[]>(this.client, 'gfPlayerClaims', keys, [this.claimMs, ...ops]);
     answered.then(
       (answers) => {
         let at = 0;
@@ -101,6 +92,25 @@ export class RedisPlayerClaims implements SharedPlayerClaims {
       },
       (error: unknown) => batch.forEach((a) => a.reject(error)),
     );
+  }
+
+  /** A Redis Cluster: one call per bucket (its keys share a slot), each in the order asked; the answers put back in that order. */
+  private async callPerBucket(keys: readonly string[], ops: readonly string[]): Promise<string[]> {
+    const groups = new Map<string, number[]>();
+    keys.forEach((key, i) => {
+      const tag = claimKeyTag(key);
+      const group = groups.get(tag);
+      if (group) group.push(i);
+      else groups.set(tag, [i]);
+    });
+    const answers = new Array<string>(keys.length);
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const got = await runBatchScript<string[]>(this.client, 'gfPlayerClaims', group.map((i) => keys[i]!), [this.claimMs, ...group.map((i) => ops[i]!)]);
+        group.forEach((i, k) => (answers[i] = got[k]!));
+      }),
+    );
+    return answers;
   }
 }
 
