@@ -56,6 +56,11 @@ export class SharedClaims implements SharedPlayerClaims {
     for (const key of [...playerIds.map((p) => `pl:${p}`), `tk:${ticketId}`]) if (this.held.get(key) === holder) this.held.delete(key);
   }
 
+  async shardOf(ticketId: string): Promise<number | undefined> {
+    const held = this.held.get(`tk:${ticketId}`);
+    return held === undefined ? undefined : Number(held.slice(0, held.indexOf(':')));
+  }
+
   /** The ticket holding `playerId`, if any. */
   holder(playerId: string): string | undefined {
     const held = this.held.get(`pl:${playerId}`);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ShardsView } from '../../src/cluster/sharded/index.js';
 import { shardOfFactory } from '../../src/sharding/index.js';
 import { LEASE_MS, Player } from './in-process-cluster.js';
@@ -88,13 +88,18 @@ describe('factories sharded across nodes, in process', () => {
     expect(bravo.flatMap((p) => p.errors)).toEqual([]);
   });
 
-  it('cancel through a node that does not hold the call asks every shard; the owner check still holds', async () => {
+  it("cancel through a node that does not hold the call asks only the shard its id's claim names, none for an unknown id; the owner check still holds", async () => {
     const { a, b, c, all } = cluster();
     await a.own([0, 1]);
     await b.own([2, 3]);
     const p = new Player('t-delta');
     a.gateway.find({ ...findIn('delta', p), caller: { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] } }, p);
     await settle(all);
+    const asked = c.gateways.map((g) => vi.spyOn(g, 'cancel'));
+    const unknown = c.gateway.cancel('t-nobody', { role: 'player', subject: 'mallory', playerIds: ['mallory'] });
+    await settle(all);
+    expect(await unknown).toBe(false);
+    expect(asked.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0]);
     const denied = c.gateway.cancel('t-delta', { role: 'player', subject: 'mallory', playerIds: ['mallory'] }).then(
       () => undefined,
       (e: unknown) => e,
@@ -105,6 +110,9 @@ describe('factories sharded across nodes, in process', () => {
     await settle(all);
     expect(await cancelled).toBe(true);
     expect(p.errors.map((e) => e.code)).toEqual(['CANCELLED']);
+    // Only delta's shard was asked, once for mallory and once for alice.
+    const delta = c.gateway.shardOf('delta');
+    expect(asked.map((spy, shard) => (shard === delta ? 2 : 0) - spy.mock.calls.length)).toEqual([0, 0, 0, 0]);
   });
 
   it("a second call for a ticket on the node holding its first, served in process or relayed: another party is refused at once, nothing claimed; the owner's same request takes over", async () => {

@@ -79,8 +79,11 @@ describe.each(redisTargets())('player claims on $name', (target) => {
     // Another shard's release of that id frees nothing; the ticket's own frees the id and its players.
     await claims.release(ticket, 5, [alice]);
     expect(await client.get(ticketClaimKey(ticket))).toBe(`3:${ticket}`);
+    expect(await claims.shardOf(ticket)).toBe(3); // where a cancel through a node that does not hold the call goes
     await claims.release(ticket, 3, [alice]);
     expect(await client.get(ticketClaimKey(ticket))).toBeNull();
+    expect(await claims.shardOf(ticket)).toBeUndefined();
     expect(await claims.claim(ticket, 5, [mallory])).toBeUndefined();
+    expect(await claims.shardOf(ticket)).toBe(5);
   });
 });

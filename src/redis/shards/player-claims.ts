@@ -63,6 +63,11 @@ export class RedisPlayerClaims implements SharedPlayerClaims {
     await this.ask(false, claimHolder(ticketId, shard), [...playerIds.map(playerClaimKey), ticketClaimKey(ticketId)]);
   }
 
+  async shardOf(ticketId: string): Promise<number | undefined> {
+    const holder = await this.client.get(ticketClaimKey(ticketId));
+    return holder === null ? undefined : parseHolder(holder).shard;
+  }
+
   private ask(claim: boolean, holder: string, keys: readonly string[]): Promise<readonly string[]> {
     return new Promise((resolve, reject) => {
       this.asked.push({ claim, holder, keys, resolve, reject });
