@@ -7,7 +7,7 @@ import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordina
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
-import { claimHolder, releasedAfterCommit } from '../../src/redis/shards/player-claims.js';
+import { claimHolder, releasedAfterCommit, releasedWhenKeptAnswers } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
 import { shardIdPrefix, shardOfFactory } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
@@ -86,7 +86,9 @@ export class ShardedNode {
   ) {
     let n = 0;
     const environment = coreEnvironment(CONFIG, { now: () => timers.now, timers, log: silentLog, newId: () => `${id}-${++n}`, random: () => 0.5 });
-    this.gateways = relays.map((relay) => new RelayGateway(relay.gateway(id, LEASE_MS), id, CONFIG.templates, silentLog, timers, LEASE_MS / 3));
+    // As a node does: a retry answered from a kept assignment gives back what was claimed for it.
+    const keptAnswered = (shard: number) => releasedWhenKeptAnswers(shared, shard, () => undefined);
+    this.gateways = relays.map((relay, shard) => new RelayGateway(relay.gateway(id, LEASE_MS), id, CONFIG.templates, silentLog, timers, LEASE_MS / 3, undefined, undefined, keptAnswered(shard)));
     this.seats = relays.map(
       (relay, shard) =>
         new MatcherSeat(options.ownerStore?.(id, shard, relay) ?? relay.owner(id, LEASE_MS), {
@@ -107,6 +109,7 @@ export class ShardedNode {
             }),
           onCore: (core) => (core ? this.cores.set(shard, core) : this.cores.delete(shard)),
           onTermEnded: (token, reason) => this.termsEnded.push({ shard, token, reason }),
+          keptAnswered: keptAnswered(shard),
         }),
     );
     // A shard this node owns takes its own clients' finds in process, as a real node does.

@@ -199,8 +199,8 @@ describe('factories sharded across nodes, in process', () => {
     expect(third.p.updates.at(-1)).toMatchObject({ kind: 'queued' });
   });
 
-  it('a retry answered from the kept assignment does not leave its player claimed: she may find again at once', async () => {
-    const { a, b, c, all } = cluster();
+  it('a retry answered from the kept assignment, relayed or in process, or refused against it, leaves no one claimed: each may find again at once', async () => {
+    const { a, b, c, shared, all } = cluster();
     await a.own([0, 1]);
     await b.own([2, 3]);
     const server = new Server('s', 8, c.gateway);
@@ -221,6 +221,19 @@ describe('factories sharded across nodes, in process', () => {
     b.gateway.find(retry.request, retry.p);
     await settle(all);
     expect(retry.p.assignments).toEqual(first.p.assignments);
+    expect(shared.holder('alice')).toBeUndefined();
+    // And through the owner's own node, in process.
+    const again = alice('t1', 'bravo');
+    a.gateway.find(again.request, again.p);
+    await settle(all);
+    expect(again.p.assignments).toEqual(first.p.assignments);
+    expect(shared.holder('alice')).toBeUndefined();
+    // Mallory names the answered ticket with her own party: refused, and not left holding her.
+    const mallory = new Player('t1');
+    b.gateway.find({ ...findIn('bravo', mallory), party: [{ playerId: 'mallory', score: undefined }] }, mallory);
+    await settle(all);
+    expect(mallory.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
+    expect(shared.holder('mallory')).toBeUndefined();
     // The game over, she finds another.
     const next = alice('t2', 'echo');
     b.gateway.find(next.request, next.p);

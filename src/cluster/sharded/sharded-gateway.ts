@@ -171,12 +171,10 @@ export class ShardedGateway implements CoordinatorCommands {
           hint = ownerAddress(shard);
           held.hinted = hint !== undefined;
         }
-        if (update.kind === 'assigned') {
-          forget();
-          // A retry answered from the assignment an owner kept was claimed here, and no owner
-          // ends that ticket again: freed here (a no-op when the owner freed it; one call a tick).
-          unclaim();
-        }
+        // Assigned: the owner's core freed the claim with the commit that assigned it, or, for a
+        // retry answered from the assignment an owner kept, whoever answered it (keptAnswered).
+        // It was also freed here, on every assignment: a second release of every ticket's keys.
+        if (update.kind === 'assigned') forget();
         listener.update(update, ticketId, hint);
       },
       fail(error, ticketId) {

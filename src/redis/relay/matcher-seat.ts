@@ -44,6 +44,12 @@ export interface MatcherSeatOptions {
    * token. Kept, it was renewed with nobody serving, and the shard's finds waited for good.
    */
   readonly onTermEnded?: (token: number, reason: string) => void;
+  /**
+   * A find answered from the assignment an owner kept (or refused against it): a retry that
+   * reached no core, so no core gives back what its edge claimed for it (a sharded node's player
+   * and ticket id claims). The ticket's own claims went with the commit that assigned it.
+   */
+  readonly keptAnswered?: (request: FindRequest) => void;
 }
 
 /** Something to tell a call of this node once the commit before it succeeded; `drop` when it never will be. */
@@ -198,6 +204,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
     const id = request.ticketId;
     if (!wanted()) return moved();
     if (kept?.k === 'update') {
+      this.options.keptAnswered?.(request);
       try {
         checkKept(request, kept.kept);
       } catch (error) {
@@ -516,6 +523,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
         const kept = this.keptNow?.get(id);
         if (kept?.k === 'update') {
           // Answered by an earlier owner: the same answer, checked as a retry is, not a new ticket.
+          this.options.keptAnswered?.(message.request);
           try {
             checkKept(message.request, kept.kept);
             this.answer(message.node, kept);

@@ -85,6 +85,8 @@ export class RelayGateway implements CoordinatorCommands {
     private readonly cancelTimeoutMs = 9 * watchEveryMs,
     /** How long one read of the answers blocks when none come (a node's idle cost: one call per gateway per block). */
     private readonly readBlockMs = 1000,
+    /** A find answered here from the assignment an owner kept (or refused against it): see MatcherSeatOptions.keptAnswered. */
+    private readonly keptAnswered?: (request: FindRequest) => void,
   ) {
     // Hello's factories are a pure function of the config: answered here, without a round trip.
     this.registry = new FactoryRegistry(templates, () => null);
@@ -207,6 +209,7 @@ export class RelayGateway implements CoordinatorCommands {
         if (kept === undefined) return;
         // The kept assignment of a ticket the owner took: only for the same request from its owner.
         if (kept.k === 'update') {
+          this.keptAnswered?.(request);
           try {
             checkKept(request, kept.kept);
           } catch (error) {

@@ -1,4 +1,5 @@
 import { PlayerClaims } from '../../cluster/in-process/index.js';
+import type { FindRequest } from '../../coordinator/messages.js';
 import type { SharedClaimConflict, SharedPlayerClaims } from '../../cluster/sharded/index.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 import { claimKeyTag, playerClaimKey, ticketClaimKey } from './claim-keys.js';
@@ -135,4 +136,16 @@ export function releasedAfterCommit(seat: CommitOrder, shared: Pick<SharedPlayer
   return new PlayerClaims((ticketId, playerIds) => {
     seat.deliver(() => void shared.release(ticketId, shard, playerIds).catch((error: Error) => warn(ticketId, error)));
   });
+}
+
+/**
+ * What a shard's seat and gateway do with a find answered from the assignment an owner kept (or
+ * refused against it): a retry no core saw, so no core's `release` gives back what the edge
+ * claimed for it; it is given back here, at once (nothing of it is committed).
+ */
+export function releasedWhenKeptAnswers(shared: Pick<SharedPlayerClaims, 'release'>, shard: number, warn: (ticketId: string, error: Error) => void): (request: FindRequest) => void {
+  return (request) => {
+    const players = request.party.map((p) => p.playerId);
+    shared.release(request.ticketId, shard, players).catch((error: Error) => warn(request.ticketId, error));
+  };
 }

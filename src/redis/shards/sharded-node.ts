@@ -15,7 +15,7 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
-import { RedisPlayerClaims, releasedAfterCommit } from './player-claims.js';
+import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 import { startClusterStats } from '../stats/index.js';
 
@@ -63,6 +63,11 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   });
   const readers: RedisClient[] = [];
   const gateways: RelayGateway[] = [];
+  // One live ticket per player across shards: claimed by the gateway, released by the owner's
+  // effects, or, for a retry answered from a kept assignment (no core saw it), where it was answered.
+  const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
+  const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
+  const keptAnswered = (shard: number) => releasedWhenKeptAnswers(claims, shard, unreleased);
   // Each shard's gateway learns a new owner from the keeper's read of every shard's term (one
   // tick, lease/4), not from a GET of its own every beat; and an idle gateway's read of answers
   // blocks 5 s, not 1 s: 64 shards' idle calls were most of an idle node's Redis traffic.
@@ -76,7 +81,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
     const reader = answersReader ?? (await duplicate());
     if (!answersReader) readers.push(reader);
     const store = new RedisGatewayStore(client, reader, nodeId, sharedBeat, shardRelayKeys(shard), () => keeperOf?.fenceOf(shard) ?? null, inboxWrites);
-    const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000);
+    const gateway = new RelayGateway(store, nodeId, options.config.templates, options.log, realTimers, beat, 9 * beat, 5_000, keptAnswered(shard));
     gateway.start(!answersReader);
     gateways.push(gateway);
   }
@@ -88,9 +93,6 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       options.log,
     );
   answers?.start();
-  // One live ticket per player across shards: claimed by the gateway, released by the owner's effects.
-  const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
-  const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
   // A shard's core runs only its own shard's factories (memoised: a SHA-256 each).
   const shardOfName = new Map<string, number>();
   const shardOf = (factory: string): number => {
@@ -123,6 +125,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           timers: realTimers,
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
+          keptAnswered: keptAnswered(shard),
           build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
