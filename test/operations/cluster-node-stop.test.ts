@@ -65,6 +65,20 @@ describe.each(['sharded', 'relay'] as const)('SIGTERM to a cluster node (--clust
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('with its Redis frozen, exits 0 within a few seconds and says it left without letting go', async () => {
+    // A long grace: without a bound of its own, the stop would wait on Redis until grace + margin.
+    const node = startNode(redis!.url, dir!, mode, ['--drain-grace-ms', '30000']);
+    child = node.child;
+    // Started (the "listening" line) and holding a lease (of a shard, or the matcher): its stop has leases to release.
+    await until(() => node.output().includes('"grpc":') && node.output().includes('this node now runs the matcher'), 20_000, 'started, with a lease held');
+    // SIGSTOP: every connection stays open and nothing answers (a stalled host, a long fork).
+    redis!.signal('SIGSTOP');
+    node.terminate();
+    const exit = await node.exitWithin(10_000);
+    expect(exit, node.output().slice(-2000)).toMatchObject({ code: 0, signal: null });
+    expect(node.output()).toContain('redis did not answer the stop in time');
+  });
+
   it('during its start exits 0 once started, not killed by the signal', async () => {
     // Frozen first, so the start waits on Redis and the signal surely comes while it starts.
     redis!.signal('SIGSTOP');
