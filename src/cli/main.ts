@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
+import type { RunningCoordinator } from '../app/coordinator-process.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
 import { parseAdvertiseAddress } from '../cluster/routing/advertise-address.js';
@@ -9,6 +10,14 @@ import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
+
+/**
+ * How long a stop may take beyond the drain's grace period before the process exits anyway: a
+ * cluster node lets go of Redis within a lease (2 s; past it its leases have lapsed and a release
+ * gains nothing), then the data directory is flushed and closed. Also how long a start may go on
+ * after a signal came while starting.
+ */
+const STOP_AFTER_GRACE_MS = 5_000;
 
 const program = new Command()
   .name('gamefactory')
@@ -75,11 +84,51 @@ program
       .default('500'),
   )
   .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
+    const log = createLogger(opts.logFormat, opts.logLevel);
+    // Issue 14: the first SIGTERM drains (new calls refused, tickets stored, streams ended with a
+    // retry hint) within the grace period, and a cluster node lets go of Redis; a second one exits
+    // at once. Handled from here on, not once started: the default action would end a starting
+    // node by the signal, its shard leases held until they lapse, and the "listening" line is
+    // written before the start returns, so a supervisor answering it with SIGTERM landed there.
+    let running: RunningCoordinator | undefined;
+    let opening = false;
+    let stopWhenStarted: string | undefined;
+    let graceMs = 0;
+    let signals = 0;
+    const exitBy = (ms: number, message: string) => {
+      const hard = setTimeout(() => {
+        log.warn({ waitedMs: ms }, message);
+        process.exit(1);
+      }, ms);
+      hard.unref();
+    };
+    const onSignal = (signal: string) => {
+      signals += 1;
+      if (signals > 1) {
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      if (running) {
+        log.info({ signal, graceMs }, 'draining');
+        exitBy(graceMs + STOP_AFTER_GRACE_MS, 'shutdown did not finish within the grace period and its margin: exiting');
+        void running.drain(signal).then(() => process.exit(0));
+      } else if (opening) {
+        // Nothing served yet, nothing to drain: the start finishes (one stuck on a Redis that does
+        // not answer is cut short) and the stop follows at once, releasing what the start took.
+        log.info({ signal, waitMs: STOP_AFTER_GRACE_MS }, 'signal while starting: stopping once started');
+        stopWhenStarted = signal;
+        exitBy(STOP_AFTER_GRACE_MS, 'not started and stopped in time after a signal while starting: exiting');
+      } else {
+        log.info({ signal }, 'signal before starting: exiting');
+        process.exit(0);
+      }
+    };
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
     // Loaded by `start` alone: the whole coordinator (gRPC, LMDB, Redis, metrics) is most of a
     // second and ~60 MB that find, check and loadgen do not need.
     const { splitHostPort, startCoordinatorProcess } = await import('../app/coordinator-process.js');
     const { DEFAULT_SETTLE_COLLECTION } = await import('../app/settle-collection-policy.js');
-    const log = createLogger(opts.logFormat, opts.logLevel);
     let config;
     try {
       config = loadConfigFile(opts.config);
@@ -99,7 +148,7 @@ program
       return;
     }
     if (bind.kind === 'insecure') log.warn({}, bind.warning);
-    const graceMs = Number(opts.drainGraceMs);
+    graceMs = Number(opts.drainGraceMs);
     if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > 3_600_000) {
       log.error({}, `--drain-grace-ms: "${opts.drainGraceMs}" must be an integer from 0 to 3600000`);
       process.exitCode = 2;
@@ -126,11 +175,11 @@ program
     }
     // SIGHUP reads the config file again (applied whole or refused whole, logged, counted in /metrics).
     // Until the process runs there is nothing to reload, and the default action would end it.
-    let running: Awaited<ReturnType<typeof startCoordinatorProcess>> | undefined;
     process.on('SIGHUP', () => {
       if (running) running.reloadConfig('SIGHUP');
       else log.warn({ signal: 'SIGHUP' }, 'not started yet: nothing to reload');
     });
+    opening = true;
     try {
       running = await startCoordinatorProcess({
         config,
@@ -157,25 +206,7 @@ program
       }
       throw error;
     }
-    // Issue 14: the first SIGTERM drains (new calls refused, tickets stored, streams ended with a
-    // retry hint) within the grace period; a second one exits at once.
-    let signals = 0;
-    const onSignal = (signal: string) => {
-      signals += 1;
-      if (signals > 1) {
-        log.warn({ signal }, 'second signal: exiting now');
-        process.exit(1);
-      }
-      log.info({ signal, graceMs }, 'draining');
-      const hard = setTimeout(() => {
-        log.warn({ graceMs }, 'drain did not finish within its grace period: exiting');
-        process.exit(1);
-      }, graceMs + 2000);
-      hard.unref();
-      void running.drain(signal).then(() => process.exit(0));
-    };
-    process.on('SIGINT', () => onSignal('SIGINT'));
-    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    if (stopWhenStarted !== undefined) void running.drain(stopWhenStarted).then(() => process.exit(0));
   });
 
 registerClientCommands(program);

@@ -18,7 +18,9 @@ describe('the settle collection in the started process', () => {
   let child: ChildProcess | undefined;
   let dir: string | undefined;
   afterEach(async () => {
-    if (child && child.exitCode === null) {
+    // A process killed by a signal has exitCode null too, and its 'exit' has been emitted already:
+    // waiting for another would wait until the hook's timeout.
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

@@ -96,7 +96,13 @@ export class RedisServer {
     await exited;
   }
 
+  /** Sends a signal and returns: SIGSTOP freezes the server (connections stay open, nothing is answered) until SIGCONT. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill(signal);
+  }
+
   async stop(): Promise<void> {
+    this.signal('SIGCONT'); // a frozen server would not act on SIGTERM
     await this.kill('SIGTERM');
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }

@@ -25,8 +25,10 @@ export async function openSharedRatings(
   return {
     store,
     async close() {
-      await store.close();
+      // Dropped first: the mirror's read in flight would wait on a frozen Redis for ever (dropping
+      // it fails that read). Writes in flight were never waited for: disconnect does not wait.
       client.disconnect();
+      await store.close();
     },
   };
 }

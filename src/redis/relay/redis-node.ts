@@ -16,6 +16,7 @@ import { RedisOwnerStore } from './owner-store.js';
 import { RelayGateway } from './relay-gateway.js';
 import { relayKeys } from './relay-keys.js';
 import { startClusterStats, type ClusterStatsPort } from '../stats/index.js';
+import { stopWithin } from '../stop-within.js';
 
 /** How long after a takeover a game server may still be reconnecting (the seat's default grace). */
 const RECONNECT_GRACE_MS = 15_000;
@@ -36,6 +37,11 @@ export interface RedisNodeOptions {
    * in the route hints of finds other nodes relay here; the relay mode does not use it.
    */
   readonly advertise?: () => string | undefined;
+  /**
+   * How long `stop` waits on Redis to let go cleanly (release the leases, delete the heartbeat)
+   * before it drops its connections. Default: the lease, past which its leases have lapsed anyway.
+   */
+  readonly stopMs?: number;
 }
 
 export interface RedisNode {
@@ -136,10 +142,18 @@ export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNo
       listener(client.status === 'ready');
     },
     async stop() {
-      await stats.close();
-      await seat.close();
-      await gateway.close();
-      client.disconnect();
+      await stopWithin(
+        async () => {
+          await stats.close();
+          await seat.close();
+          await gateway.close();
+          client.disconnect();
+        },
+        options.stopMs ?? leaseMs,
+        [client, gatewayReader!, seatReader!, subscriber],
+        options.log,
+        nodeId,
+      );
     },
   };
 }

@@ -18,6 +18,7 @@ import { defineScripts, type RedisClient } from '../script-set.js';
 import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 import { startClusterStats } from '../stats/index.js';
+import { stopWithin } from '../stop-within.js';
 
 /** How often this node re-grants its game servers' slots to their shards (the talk's slow control loop). */
 const GRANT_MS = 2_000;
@@ -37,14 +38,18 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   client.on('error', (error: Error) => options.log.debug({ error: error.message }, 'redis connection error'));
   await waitReady(client, options.log, options.url);
   await defineScripts(client);
+  /** Every connection of the node: dropped at once when Redis does not answer its stop in time. */
+  const connections: RedisClient[] = [client];
   const duplicate = async (): Promise<RedisClient> => {
     const c = (client as { duplicate(): RedisClient }).duplicate();
+    connections.push(c);
     c.on('error', () => undefined);
     await waitReady(c, options.log, options.url);
     return c;
   };
   const pipelined = async (): Promise<RedisClient> => {
     const c = (client as Redis).duplicate({ enableAutoPipelining: true });
+    connections.push(c);
     c.on('error', () => undefined);
     await waitReady(c, options.log, options.url);
     await defineScripts(c);
@@ -247,17 +252,25 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
       listener(client.status === 'ready');
     },
     async stop() {
-      await stats.close();
       clearInterval(maintain);
       clearInterval(granting);
-      await keeper.close();
-      for (const seat of seats.values()) await (await seat).close();
-      await answers?.close();
-      await Promise.all(gateways.map((g) => g.close()));
-      for (const reader of readers) reader.disconnect();
-      if (seatWrites !== client) seatWrites.disconnect();
-      await heartbeat.stop();
-      client.disconnect();
+      await stopWithin(
+        async () => {
+          await stats.close();
+          await keeper.close();
+          for (const seat of seats.values()) await (await seat).close();
+          await answers?.close();
+          await Promise.all(gateways.map((g) => g.close()));
+          for (const reader of readers) reader.disconnect();
+          if (seatWrites !== client) seatWrites.disconnect();
+          await heartbeat.stop();
+          client.disconnect();
+        },
+        options.stopMs ?? leaseMs,
+        connections,
+        options.log,
+        nodeId,
+      );
     },
   };
 }
