@@ -38,6 +38,13 @@ export interface GatewayStore {
   leave(): Promise<void>;
 }
 
+/**
+ * Readers already told to disconnect. On one Redis every shard's gateway of a sharded node reads
+ * through the node's one answer reader (NodeAnswers), and each ioredis disconnect adds a close
+ * listener to its socket: 64 of them printed Node's MaxListenersExceededWarning at every stop.
+ */
+const interrupted = new WeakSet<RedisClient>();
+
 /** GatewayStore on Redis. */
 export class RedisGatewayStore implements GatewayStore {
   constructor(
@@ -97,6 +104,8 @@ export class RedisGatewayStore implements GatewayStore {
   }
 
   interrupt(): void {
+    if (interrupted.has(this.reader)) return;
+    interrupted.add(this.reader);
     this.reader.disconnect();
   }
 
