@@ -1,13 +1,13 @@
 import { buildCore, coreEnvironment } from '../../src/app/build-core.js';
 import type { CoreHost } from '../../src/app/core-host.js';
-import { ShardedGateway, type SharedClaimConflict, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
+import { ShardedGateway, type ClaimAnswer, type SharedPlayerClaims } from '../../src/cluster/sharded/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { CoordinatorCommands } from '../../src/coordinator/edges/commands.js';
 import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordinator/messages.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
-import { claimHolder, releasedAfterCommit, releasedWhenKeptAnswers } from '../../src/redis/shards/player-claims.js';
+import { claimHolder, releasedAfterCommit, releasedWhenKeptAnswers, waitsIn } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
 import { shardIdPrefix, shardOfFactory } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
@@ -38,22 +38,24 @@ export const FACTORIES = ['bravo', 'delta', 'echo', 'alpha'];
 export class SharedClaims implements SharedPlayerClaims {
   private readonly held = new Map<string, string>();
 
-  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined> {
+  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<ClaimAnswer> {
     const holder = claimHolder(ticketId, shard);
     const keys = [...playerIds.map((p) => `pl:${p}`), `tk:${ticketId}`];
     for (const [i, key] of keys.entries()) {
       const held = this.held.get(key);
       if (held === undefined || held === holder) continue;
       const other = held.slice(held.indexOf(':') + 1);
-      return other === ticketId ? { ticketId, shard: Number(held.slice(0, held.indexOf(':'))) } : { playerId: playerIds[i]!, ticketId: other };
+      return { conflict: other === ticketId ? { ticketId, shard: Number(held.slice(0, held.indexOf(':'))) } : { playerId: playerIds[i]!, ticketId: other } };
     }
-    for (const key of keys) this.held.set(key, holder);
-    return undefined;
+    // What this claim takes (not what the holder held already): its undo gives back only that.
+    const taken = keys.filter((key) => !this.held.has(key));
+    for (const key of taken) this.held.set(key, holder);
+    return { undo: async () => taken.forEach((key) => this.held.get(key) === holder && this.held.delete(key)) };
   }
 
-  async release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void> {
+  async release(ticketId: string, shard: number, playerIds: readonly string[], keepId = false): Promise<void> {
     const holder = claimHolder(ticketId, shard);
-    for (const key of [...playerIds.map((p) => `pl:${p}`), `tk:${ticketId}`]) if (this.held.get(key) === holder) this.held.delete(key);
+    for (const key of [...playerIds.map((p) => `pl:${p}`), ...(keepId ? [] : [`tk:${ticketId}`])]) if (this.held.get(key) === holder) this.held.delete(key);
   }
 
   async shardOf(ticketId: string): Promise<number | undefined> {
@@ -103,7 +105,7 @@ export class ShardedNode {
             buildCore(CONFIG, environment, {
               ...place,
               idPrefix: shardIdPrefix(shard),
-              players: releasedAfterCommit(this.seats[shard]!, shared, shard, () => undefined),
+              players: releasedAfterCommit(this.seats[shard]!, shared, shard, () => undefined, (id) => waitsIn(this.cores.get(shard)?.view, id)),
               // As a node does: a shard's core runs only its own shard's factories.
               serves: (factory) => shardOfFactory(factory, relays.length) === shard,
             }),

@@ -168,6 +168,31 @@ describe('factories sharded across nodes, in process', () => {
     expect(first.errors.map((e) => e.code)).toEqual(['CANCELLED']);
   });
 
+  it("a namesake refused in the live ticket's own shard does not free its id: the same id in another shard is still refused", async () => {
+    const { a, b, c, shared, all } = cluster();
+    await a.own([0, 1]);
+    await b.own([2, 3]);
+    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
+    await settle(all);
+    const alice = new Player('t');
+    a.gateway.find({ ...findIn('delta', alice), party: [{ playerId: 'alice', score: undefined }] }, alice); // shard 1, a's
+    await settle(all);
+    expect(alice.updates.map((u) => u.kind)).toEqual(['queued']);
+    // Mallory names "t" for delta too, through c: the claims take it for a retry, delta's core refuses it.
+    const here = new Player('t');
+    c.gateway.find({ ...findIn('delta', here), party: [{ playerId: 'mallory', score: undefined }] }, here);
+    await settle(all);
+    expect(here.errors.map((e) => e.code)).toEqual(['ALREADY_EXISTS']);
+    expect(shared.holder('mallory')).toBeUndefined();
+    // Then for echo (shard 2, b's): the id is still alice's ticket's.
+    const there = new Player('t');
+    b.gateway.find({ ...findIn('echo', there), party: [{ playerId: 'mallory', score: undefined }] }, there);
+    await settle(all);
+    expect(there.errors.map((e) => [e.code, e.message])).toEqual([['ALREADY_EXISTS', 'ticket_id: "t" is already used by a different request; choose a new ticket id']]);
+    expect(b.cores.get(2)!.view.ticket('t')).toBeUndefined();
+    expect(alice.errors).toEqual([]);
+  });
+
   it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
     const { a, b, c, all } = cluster();
     await a.own([0, 1]);

@@ -64,7 +64,7 @@ describe.each(redisTargets())('a large step on $name', (target) => {
     const client = target.client();
     const claims = new RedisPlayerClaims(client, 60_000);
     const players = Array.from({ length: WRITES }, (_, i) => `p${i}`);
-    const answers = await Promise.all(players.map((p, i) => claims.claim(`c${i}`, i % 64, [p])));
+    const answers = await Promise.all(players.map((p, i) => claims.claim(`c${i}`, i % 64, [p]).then((x) => x.conflict)));
     expect(answers.every((a) => a === undefined)).toBe(true);
     expect([await client.get(playerClaimKey('p0')), await client.get(ticketClaimKey('c0'))]).toEqual(['0:c0', '0:c0']);
     await Promise.all(players.map((p, i) => claims.release(`c${i}`, i % 64, [p])));

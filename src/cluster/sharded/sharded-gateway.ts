@@ -20,10 +20,20 @@ export type SharedClaimConflict = PlayerClaimConflict | { readonly ticketId: str
  * One live ticket per player across the shards, and one shard per live ticket id: claimed here
  * before a find is forwarded (each shard's core knows only its own ticket ids).
  */
+/**
+ * A claim's answer: refused, or taken, with `undo` to give back what this claim took when its
+ * find never reaches a core. Only what it took: a retry's, or a namesake's in the same shard
+ * (whose core then refuses it), finds the keys already held for the live ticket, which keeps them.
+ */
+export type ClaimAnswer = { readonly conflict: SharedClaimConflict } | { readonly conflict?: undefined; undo(): Promise<void> };
+
 export interface SharedPlayerClaims {
-  claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined>;
-  /** Frees the players and the id still held by `ticketId` in `shard` (the owner's core releases the rest with its `release` effects). */
-  release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void>;
+  claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<ClaimAnswer>;
+  /**
+   * Frees the players, and the id unless `keepId`, still held by `ticketId` in `shard` (the
+   * owner's core releases with its `release` effects: `keepId` while the ticket under that id lives).
+   */
+  release(ticketId: string, shard: number, playerIds: readonly string[], keepId?: boolean): Promise<void>;
   /** The shard of the live ticket holding this id, undefined when none does. */
   shardOf(ticketId: string): Promise<number | undefined>;
 }
@@ -159,8 +169,9 @@ export class ShardedGateway implements CoordinatorCommands {
     // Forgotten once answered for good: the shard's gateway answers through `relayed`.
     const forget = () => tickets.get(request.ticketId)?.relayed === relayed && tickets.delete(request.ticketId);
     const players = request.party.map((p) => p.playerId);
-    // Failures here, before the owner saw the find, free the claim; the owner frees it otherwise.
-    const unclaim = () => void this.claims?.release(request.ticketId, shard, players).catch(() => undefined);
+    // Failures here, before the owner saw the find, give back what its claim took; the owner frees it otherwise.
+    let undo: (() => Promise<void>) | undefined;
+    const unclaim = () => void undo?.().catch(() => undefined);
     const ownerAddress = this.ownerAddress;
     const relayed: TicketListener = {
       update(update, ticketId) {
@@ -211,8 +222,12 @@ export class ShardedGateway implements CoordinatorCommands {
     };
     if (!this.claims) return forward();
     this.claims.claim(request.ticketId, shard, players).then(
-      (conflict) => {
-        if (!conflict) return forward();
+      (answer) => {
+        const conflict = answer.conflict;
+        if (!conflict) {
+          undo = answer.undo;
+          return forward();
+        }
         // As one node refuses it: the id's live ticket is another request (another factory).
         if (!('playerId' in conflict)) return relayed.fail(ticketIdReused(request.ticketId), request.ticketId);
         relayed.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);

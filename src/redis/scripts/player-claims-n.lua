@@ -15,8 +15,9 @@
     ARGV[1] how long a claim lasts (ms): past the ticket's time to live, so a claim left by an owner that died expires
     ARGV[2..] for each key in order: "+<holder>" to claim it, "-<holder>" to release it, the
               holder being "<shard>:<ticketId>"; a party is the run of consecutive claims for one holder
-  Output: for each key: "" when claimed or released as asked; for a claim refused, the holder
-          of that key, or "!" when another key of the party was held
+  Output: for each key: "" when claimed (taken now) or released as asked, "=" when claimed and
+          already the holder's (a retry: what it gives back on failing is only what it took); for
+          a claim refused, the holder of that key, or "!" when another key of the party was held
 ]]
 local out = {}
 local i = 1
@@ -42,7 +43,7 @@ while i <= n do
         local held = redis.call('GET', KEYS[k])
         if held == holder then
           redis.call('PEXPIRE', KEYS[k], ttl)
-          out[k] = ''
+          out[k] = '='
         else
           out[k] = held
           refused = true
@@ -53,7 +54,7 @@ while i <= n do
     if refused then
       for _, k in ipairs(taken) do redis.call('DEL', KEYS[k]) end
       for k = i, last do
-        if out[k] == '' or out[k] == nil then out[k] = '!' end
+        if out[k] == '' or out[k] == '=' or out[k] == nil then out[k] = '!' end
       end
     end
     i = last + 1

@@ -1,6 +1,7 @@
 import { PlayerClaims } from '../../cluster/in-process/index.js';
+import type { CoordinatorView } from '../../coordinator/edges/view.js';
 import type { FindRequest } from '../../coordinator/messages.js';
-import type { SharedClaimConflict, SharedPlayerClaims } from '../../cluster/sharded/index.js';
+import type { ClaimAnswer, SharedPlayerClaims } from '../../cluster/sharded/index.js';
 import { runBatchScript, type RedisClient } from '../script-set.js';
 import { claimKeyTag, playerClaimKey, ticketClaimKey } from './claim-keys.js';
 
@@ -46,22 +47,25 @@ export class RedisPlayerClaims implements SharedPlayerClaims {
     private readonly claimMs: number,
   ) {}
 
-  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<SharedClaimConflict | undefined> {
+  async claim(ticketId: string, shard: number, playerIds: readonly string[]): Promise<ClaimAnswer> {
     const holder = claimHolder(ticketId, shard);
     const keys = [...playerIds.map(playerClaimKey), ticketClaimKey(ticketId)];
     const answers = await this.ask(true, holder, keys);
-    const conflict = answers.findIndex((a) => a !== '' && a !== '!');
-    if (conflict < 0) return undefined;
-    // Claimed here while another key refused (a Cluster splits a party): let them go.
-    const claimed = keys.filter((_, i) => answers[i] === '');
-    if (claimed.length > 0) await this.ask(false, holder, claimed);
+    // Taken by this claim ("=": already the holder's, a retry's or a same-shard namesake's, kept).
+    const taken = keys.filter((_, i) => answers[i] === '');
+    const conflict = answers.findIndex((a) => a !== '' && a !== '=' && a !== '!');
+    if (conflict < 0) return { undo: () => this.ask(false, holder, taken).then(() => undefined) };
+    // Taken here while another key refused (a Cluster splits a party): let them go.
+    if (taken.length > 0) await this.ask(false, holder, taken);
     const held = parseHolder(answers[conflict]!);
-    if (held.ticketId === ticketId) return { ticketId, shard: held.shard };
-    return { playerId: playerIds[conflict]!, ticketId: held.ticketId };
+    if (held.ticketId === ticketId) return { conflict: { ticketId, shard: held.shard } };
+    return { conflict: { playerId: playerIds[conflict]!, ticketId: held.ticketId } };
   }
 
-  async release(ticketId: string, shard: number, playerIds: readonly string[]): Promise<void> {
-    await this.ask(false, claimHolder(ticketId, shard), [...playerIds.map(playerClaimKey), ticketClaimKey(ticketId)]);
+  async release(ticketId: string, shard: number, playerIds: readonly string[], keepId = false): Promise<void> {
+    const keys = playerIds.map(playerClaimKey);
+    if (!keepId) keys.push(ticketClaimKey(ticketId));
+    await this.ask(false, claimHolder(ticketId, shard), keys);
   }
 
   async shardOf(ticketId: string): Promise<number | undefined> {
@@ -70,6 +74,7 @@ export class RedisPlayerClaims implements SharedPlayerClaims {
   }
 
   private ask(claim: boolean, holder: string, keys: readonly string[]): Promise<readonly string[]> {
+    if (keys.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.asked.push({ claim, holder, keys, resolve, reject });
       if (this.asked.length === 1) setImmediate(() => this.flush());
@@ -132,10 +137,27 @@ export interface CommitOrder {
  * with its players, so its claim must stay. Told after the commit, the releases of a tick go out
  * in one call; a node killed between the commit and the release leaves claims that expire.
  */
-export function releasedAfterCommit(seat: CommitOrder, shared: Pick<SharedPlayerClaims, 'release'>, shard: number, warn: (ticketId: string, error: Error) => void): PlayerClaims {
+export function releasedAfterCommit(
+  seat: CommitOrder,
+  shared: Pick<SharedPlayerClaims, 'release'>,
+  shard: number,
+  warn: (ticketId: string, error: Error) => void,
+  /**
+   * A ticket under this id still waits in the shard's core. A find refused under a live ticket's
+   * id (another party, or another request) gives back its own players, not the id: freed, a
+   * namesake could then open a ticket under it in another shard.
+   */
+  live: (ticketId: string) => boolean = () => false,
+): PlayerClaims {
   return new PlayerClaims((ticketId, playerIds) => {
-    seat.deliver(() => void shared.release(ticketId, shard, playerIds).catch((error: Error) => warn(ticketId, error)));
+    seat.deliver(() => void shared.release(ticketId, shard, playerIds, live(ticketId)).catch((error: Error) => warn(ticketId, error)));
   });
+}
+
+/** A ticket under this id waits in the shard's core (one assigned and kept for retries holds no claim). */
+export function waitsIn(view: CoordinatorView | undefined, ticketId: string): boolean {
+  const state = view?.ticket(ticketId)?.state;
+  return state !== undefined && state !== 'assigned';
 }
 
 /**

@@ -15,7 +15,7 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
-import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers } from './player-claims.js';
+import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers, waitsIn } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 import { startClusterStats } from '../stats/index.js';
 import { stopWithin } from '../stop-within.js';
@@ -73,6 +73,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
   const claims = new RedisPlayerClaims(client, options.config.placement.ticketTtlMs + 60_000);
   const unreleased = (ticketId: string, error: Error) => options.log.warn({ ticketId, error: error.message }, 'a player claim was not released (it expires)');
   const keptAnswered = (shard: number) => releasedWhenKeptAnswers(claims, shard, unreleased);
+
   // Each shard's gateway learns a new owner from the keeper's read of every shard's term (one
   // tick, lease/4), not from a GET of its own every beat; and an idle gateway's read of answers
   // blocks 5 s, not 1 s: 64 shards' idle calls were most of an idle node's Redis traffic.
@@ -131,7 +132,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
           keptAnswered: keptAnswered(shard),
-          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased), serves: (factory) => shardOf(factory) === shard }),
+          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased, (id) => waitsIn(cores.get(shard)?.view, id)), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
