@@ -7,7 +7,7 @@ import type { FindRequest, ServerChannel, ServerOrder } from '../../src/coordina
 import { silentLog } from '../../src/coordinator/ports.js';
 import { MatcherSeat } from '../../src/redis/relay/matcher-seat.js';
 import type { OwnerStore } from '../../src/redis/relay/owner-store.js';
-import { claimHolder, releasedAfterCommit, releasedWhenKeptAnswers, waitsIn } from '../../src/redis/shards/player-claims.js';
+import { claimHolder, releasedAfterCommit, releasedWhenKeptAnswers, partyWaitingIn } from '../../src/redis/shards/player-claims.js';
 import { RelayGateway } from '../../src/redis/relay/relay-gateway.js';
 import { shardIdPrefix, shardOfFactory } from '../../src/sharding/index.js';
 import { ManualTimers } from '../coordinator/fixture.js';
@@ -105,7 +105,7 @@ export class ShardedNode {
             buildCore(CONFIG, environment, {
               ...place,
               idPrefix: shardIdPrefix(shard),
-              players: releasedAfterCommit(this.seats[shard]!, shared, shard, () => undefined, (id) => waitsIn(this.cores.get(shard)?.view, id)),
+              players: releasedAfterCommit(this.seats[shard]!, shared, shard, () => undefined, (id) => partyWaitingIn(this.cores.get(shard)?.view, id)),
               // As a node does: a shard's core runs only its own shard's factories.
               serves: (factory) => shardOfFactory(factory, relays.length) === shard,
             }),

@@ -143,21 +143,27 @@ export function releasedAfterCommit(
   shard: number,
   warn: (ticketId: string, error: Error) => void,
   /**
-   * A ticket under this id still waits in the shard's core. A find refused under a live ticket's
-   * id (another party, or another request) gives back its own players, not the id: freed, a
-   * namesake could then open a ticket under it in another shard.
+   * The players of the ticket under this id waiting in the shard's core now, undefined when none
+   * waits. What it holds is not given back, its id included: a find refused under a live ticket's
+   * id (another party, or another request) frees only its own players (freed, the id would let a
+   * namesake open a ticket under it in another shard), and a ticket found again under its id
+   * before its end's release went out keeps what it claimed.
    */
-  live: (ticketId: string) => boolean = () => false,
+  waiting: (ticketId: string) => readonly string[] | undefined = () => undefined,
 ): PlayerClaims {
   return new PlayerClaims((ticketId, playerIds) => {
-    seat.deliver(() => void shared.release(ticketId, shard, playerIds, live(ticketId)).catch((error: Error) => warn(ticketId, error)));
+    seat.deliver(() => {
+      const held = waiting(ticketId);
+      const players = held ? playerIds.filter((p) => !held.includes(p)) : playerIds;
+      void shared.release(ticketId, shard, players, held !== undefined).catch((error: Error) => warn(ticketId, error));
+    });
   });
 }
 
-/** A ticket under this id waits in the shard's core (one assigned and kept for retries holds no claim). */
-export function waitsIn(view: CoordinatorView | undefined, ticketId: string): boolean {
-  const state = view?.ticket(ticketId)?.state;
-  return state !== undefined && state !== 'assigned';
+/** The players of the ticket under this id waiting in the shard's core, if one waits (one assigned and kept for retries holds no claim). */
+export function partyWaitingIn(view: CoordinatorView | undefined, ticketId: string): readonly string[] | undefined {
+  const ticket = view?.ticket(ticketId);
+  return ticket === undefined || ticket.state === 'assigned' ? undefined : ticket.playerIds;
 }
 
 /**

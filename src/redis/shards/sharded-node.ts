@@ -15,7 +15,7 @@ import { waitReady, type RedisNode, type RedisNodeOptions } from '../relay/redis
 import { RelayGateway } from '../relay/relay-gateway.js';
 import { shardRelayKeys } from '../relay/relay-keys.js';
 import { defineScripts, type RedisClient } from '../script-set.js';
-import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers, waitsIn } from './player-claims.js';
+import { RedisPlayerClaims, releasedAfterCommit, releasedWhenKeptAnswers, partyWaitingIn } from './player-claims.js';
 import { ShardKeeper } from './shard-keeper.js';
 import { startClusterStats } from '../stats/index.js';
 import { stopWithin } from '../stop-within.js';
@@ -132,7 +132,7 @@ export async function startShardedNode(options: RedisNodeOptions & { readonly sh
           ownServersInProcess: true,
           onTermEnded: (token, reason) => keeperOf?.relinquish(shard, token, reason),
           keptAnswered: keptAnswered(shard),
-          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased, (id) => waitsIn(cores.get(shard)?.view, id)), serves: (factory) => shardOf(factory) === shard }),
+          build: (place) => options.build({ ...place, idPrefix: shardIdPrefix(shard), players: releasedAfterCommit(made, claims, shard, unreleased, (id) => partyWaitingIn(cores.get(shard)?.view, id)), serves: (factory) => shardOf(factory) === shard }),
           onCore: (core) => {
             if (core) cores.set(shard, core);
             else cores.delete(shard);
