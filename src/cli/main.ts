@@ -85,9 +85,9 @@ program
   )
   .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
-    // Issue 14: the first SIGTERM drains (new calls refused, tickets stored, streams ended with a
-    // retry hint) within the grace period, and a cluster node lets go of Redis; a second one exits
-    // at once. Handled from here on, not once started: the default action would end a starting
+    // The first SIGTERM drains (new calls refused, tickets stored, streams ended with a retry hint)
+    // within the grace period, so clients lose no place, and a cluster node lets go of Redis; a
+    // second one exits at once, for an operator who will not wait. Handled from here on, not once started: the default action would end a starting
     // node by the signal, its shard leases held until they lapse, and the "listening" line is
     // written before the start returns, so a supervisor answering it with SIGTERM landed there.
     let running: RunningCoordinator | undefined;

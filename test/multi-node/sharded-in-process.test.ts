@@ -4,6 +4,21 @@ import { shardOfFactory } from '../../src/sharding/index.js';
 import { LEASE_MS, Player } from './in-process-cluster.js';
 import { CONFIG, FACTORIES, SHARDS, Server, cluster, findIn, settle, type ShardedNode } from './sharded-fixture.js';
 
+/** Node a owns shards 0 and 1 (bravo, delta), b owns 2 and 3 (echo, alpha), c none. */
+async function ownedByAB() {
+  const nodes = cluster();
+  await nodes.a.own([0, 1]);
+  await nodes.b.own([2, 3]);
+  return nodes;
+}
+
+/** The same, with a server on c that has no slot: every ticket waits. */
+async function waitingOnAB() {
+  const nodes = await ownedByAB();
+  new Server('s', 0, nodes.c.gateway).connect();
+  await settle(nodes.all);
+  return nodes;
+}
 
 /**
  * Factories sharded across nodes, in this process: every shard has its own relay (its own key
@@ -18,9 +33,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("finds on any node reach their factory's owner; a server on a third node hosts every owner's factories on its granted slots", async () => {
-    const { a, b, c, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
+    const { a, b, c, all } = await ownedByAB();
     const server = new Server('s', 8, c.gateway);
     expect(server.connect().sort()).toEqual([...FACTORIES].sort());
     await settle(all);
@@ -56,9 +69,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("an owner's death pauses only its shards: the others keep assigning, and its finds wait and keep their order", async () => {
-    const { timers, a, b, c, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
+    const { timers, a, b, c, all } = await ownedByAB();
     for (const n of all) await n.watch();
     const server = new Server('s', 8, c.gateway);
     server.connect();
@@ -89,9 +100,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("cancel through a node that does not hold the call asks only the shard its id's claim names, none for an unknown id; the owner check still holds", async () => {
-    const { a, b, c, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
+    const { a, b, c, all } = await ownedByAB();
     const p = new Player('t-delta');
     a.gateway.find({ ...findIn('delta', p), caller: { role: 'player', subject: 'alice', playerIds: ['p-t-delta'] } }, p);
     await settle(all);
@@ -116,11 +125,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("a second call for a ticket on the node holding its first, served in process or relayed: another party is refused at once, nothing claimed; the owner's same request takes over", async () => {
-    const { a, b, c, shared, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
-    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
-    await settle(all);
+    const { a, b, c, shared, all } = await waitingOnAB();
     for (const [node, factory] of [[a, 'bravo'], [c, 'echo']] as const) {
       // bravo is a's own shard (in process); echo is b's (relayed from c).
       const first = new Player(`t-${factory}`);
@@ -140,11 +145,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("a live ticket's id in another shard is refused as a reused id, whatever the party and node: no second ticket under it, and its owner's cancel through any node holds", async () => {
-    const { a, b, c, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
-    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
-    await settle(all);
+    const { a, b, c, all } = await waitingOnAB();
     const alice = { role: 'player' as const, subject: 'alice', playerIds: ['alice'] };
     const first = new Player('t');
     a.gateway.find({ ...findIn('delta', first), party: [{ playerId: 'alice', score: undefined }], caller: alice }, first); // shard 1, a's
@@ -169,11 +170,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it("a namesake refused in the live ticket's own shard does not free its id: the same id in another shard is still refused", async () => {
-    const { a, b, c, shared, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
-    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
-    await settle(all);
+    const { a, b, c, shared, all } = await waitingOnAB();
     const alice = new Player('t');
     a.gateway.find({ ...findIn('delta', alice), party: [{ playerId: 'alice', score: undefined }] }, alice); // shard 1, a's
     await settle(all);
@@ -194,11 +191,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it('one live ticket per player across shards: a second find in another shard is refused until the first is answered', async () => {
-    const { a, b, c, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
-    new Server('s', 0, c.gateway).connect(); // no slot: tickets wait
-    await settle(all);
+    const { a, b, c, all } = await waitingOnAB();
     const solo = (ticketId: string, factory: string) => {
       const p = new Player(ticketId);
       return { p, request: { ...findIn(factory, p), party: [{ playerId: 'alice', score: undefined }] } };
@@ -225,9 +218,7 @@ describe('factories sharded across nodes, in process', () => {
   });
 
   it('a retry answered from the kept assignment, relayed or in process, or refused against it, leaves no one claimed: each may find again at once', async () => {
-    const { a, b, c, shared, all } = cluster();
-    await a.own([0, 1]);
-    await b.own([2, 3]);
+    const { a, b, c, shared, all } = await ownedByAB();
     const server = new Server('s', 8, c.gateway);
     server.connect();
     await settle(all);

@@ -32,6 +32,10 @@ function startNode(redisUrl: string, dir: string, mode: 'sharded' | 'relay', ext
       from = Date.now();
       child.kill('SIGTERM');
     },
+    /** Started (the "listening" line) and holding a lease (of a shard, or the matcher): its stop has leases to release. */
+    started: () => until(() => output.includes('"grpc":') && output.includes('this node now runs the matcher'), 20_000, 'started, with a lease held'),
+    /** Its start under way: written by the start command after the coordinator's modules loaded, just before it opens anything. */
+    starting: () => until(() => output.includes('INSECURE development mode'), 20_000, 'the start under way'),
     /** The exit, or undefined if none within `ms` (the process is then still running). */
     exitWithin: (ms: number) => Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]),
   };
@@ -68,7 +72,7 @@ describe.each(['sharded', 'relay'] as const)('SIGTERM to a cluster node (--clust
   it('with its Redis answering, exits 0 promptly and warns of nothing', async () => {
     const node = startNode(redis!.url, dir!, mode);
     child = node.child;
-    await until(() => node.output().includes('"grpc":') && node.output().includes('this node now runs the matcher'), 20_000, 'started, with a lease held');
+    await node.started();
     node.terminate();
     const exit = await node.exitWithin(10_000);
     expect(exit, node.output().slice(-2000)).toMatchObject({ code: 0, signal: null });
@@ -81,8 +85,7 @@ describe.each(['sharded', 'relay'] as const)('SIGTERM to a cluster node (--clust
     // A long grace: without a bound of its own, the stop would wait on Redis until grace + margin.
     const node = startNode(redis!.url, dir!, mode, ['--drain-grace-ms', '30000']);
     child = node.child;
-    // Started (the "listening" line) and holding a lease (of a shard, or the matcher): its stop has leases to release.
-    await until(() => node.output().includes('"grpc":') && node.output().includes('this node now runs the matcher'), 20_000, 'started, with a lease held');
+    await node.started();
     // SIGSTOP: every connection stays open and nothing answers (a stalled host, a long fork).
     redis!.signal('SIGSTOP');
     node.terminate();
@@ -96,8 +99,7 @@ describe.each(['sharded', 'relay'] as const)('SIGTERM to a cluster node (--clust
     redis!.signal('SIGSTOP');
     const node = startNode(redis!.url, dir!, mode);
     child = node.child;
-    // Written by the start command after the coordinator's modules loaded, just before it opens anything.
-    await until(() => node.output().includes('INSECURE development mode'), 20_000, 'the start under way');
+    await node.starting();
     node.terminate();
     await until(() => node.output().includes('signal while starting') || child!.exitCode !== null || child!.signalCode !== null, 10_000, 'the signal taken');
     redis!.signal('SIGCONT');
@@ -110,7 +112,7 @@ describe.each(['sharded', 'relay'] as const)('SIGTERM to a cluster node (--clust
     redis!.signal('SIGSTOP');
     const node = startNode(redis!.url, dir!, mode);
     child = node.child;
-    await until(() => node.output().includes('INSECURE development mode'), 20_000, 'the start under way');
+    await node.starting();
     node.terminate();
     const exit = await node.exitWithin(12_000);
     // 1: the stop was cut short (nothing was served; what the start took lapses with its leases).

@@ -5,13 +5,18 @@ import { hasRedis, redisTargets } from './redis-targets.js';
 
 /** One live ticket per player across shards, on a redis-server and a 3-master Cluster. */
 describe.each(redisTargets())('player claims on $name', (target) => {
-  it('claims a party whole or not at all; a retry keeps it; only its ticket releases it; it expires', async (ctx) => {
-    if (!hasRedis) return ctx.skip('redis-server is not installed');
+  /** A client with the scripts defined, claims on it, and ids of this test on this target (keys do not meet another's). */
+  const setUp = async (prefix: string) => {
     const client = target.client();
     await defineScripts(client);
-    const claims = new RedisPlayerClaims(client, 60_000);
-    const run = `${target.name.length}-${Date.now()}`;
-    const [a, b, c] = ['a', 'b', 'c'].map((p) => `${p}-${run}`) as [string, string, string];
+    const run = `${prefix}-${target.name.length}-${Date.now()}`;
+    return { client, claims: new RedisPlayerClaims(client, 60_000), id: (name: string) => `${name}-${run}` };
+  };
+
+  it('claims a party whole or not at all; a retry keeps it; only its ticket releases it; it expires', async (ctx) => {
+    if (!hasRedis) return ctx.skip('redis-server is not installed');
+    const { client, claims, id } = await setUp('party');
+    const [a, b, c] = ['a', 'b', 'c'].map(id) as [string, string, string];
 
     expect((await claims.claim('t1', 0, [a, b])).conflict).toBeUndefined();
     expect((await claims.claim('t1', 0, [a, b])).conflict).toBeUndefined(); // a retry
@@ -32,14 +37,11 @@ describe.each(redisTargets())('player claims on $name', (target) => {
 
   it("one tick's claims and releases go out together, in order: a player asked for twice is one ticket's, on one node or two", async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const client = target.client();
+    const { client, claims: here, id } = await setUp('batch');
     const other = (client as { duplicate(): RedisClient }).duplicate(); // a second node's connection
-    await defineScripts(client);
     await defineScripts(other);
-    const here = new RedisPlayerClaims(client, 60_000);
     const there = new RedisPlayerClaims(other, 60_000);
-    const run = `batch-${target.name.length}-${Date.now()}`;
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((p) => `${p}-${run}`) as [string, string, string, string];
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(id) as [string, string, string, string];
 
     // One tick on this node: t1 takes a; t2's party (c, a) is refused whole; t3 takes d.
     const [first, second, third] = (await Promise.all([here.claim('t1', 0, [a]), here.claim('t2', 0, [c, a]), here.claim('t3', 0, [d])])).map((x) => x.conflict);
@@ -62,12 +64,8 @@ describe.each(redisTargets())('player claims on $name', (target) => {
 
   it("a live ticket's id is its shard's: the same id for another shard's factory is refused, whatever its party, until the ticket is released", async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const client = target.client();
-    await defineScripts(client);
-    const claims = new RedisPlayerClaims(client, 60_000);
-    const run = `id-${target.name.length}-${Date.now()}`;
-    const [alice, mallory] = ['alice', 'mallory'].map((p) => `${p}-${run}`) as [string, string];
-    const ticket = `T-${run}`;
+    const { client, claims, id } = await setUp('id');
+    const [alice, mallory, ticket] = ['alice', 'mallory', 'T'].map(id) as [string, string, string];
 
     expect((await claims.claim(ticket, 3, [alice])).conflict).toBeUndefined();
     expect((await claims.claim(ticket, 3, [alice])).conflict).toBeUndefined(); // a retry, same shard
@@ -89,12 +87,8 @@ describe.each(redisTargets())('player claims on $name', (target) => {
 
   it("a claim's undo gives back only what it took: a retry's, or a same-shard namesake's, leaves the live ticket its keys; keepId keeps the id", async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
-    const client = target.client();
-    await defineScripts(client);
-    const claims = new RedisPlayerClaims(client, 60_000);
-    const run = `undo-${target.name.length}-${Date.now()}`;
-    const [alice, mallory] = ['alice', 'mallory'].map((p) => `${p}-${run}`) as [string, string];
-    const ticket = `T-${run}`;
+    const { client, claims, id } = await setUp('undo');
+    const [alice, mallory, ticket] = ['alice', 'mallory', 'T'].map(id) as [string, string, string];
     const first = await claims.claim(ticket, 3, [alice]);
     expect(first.conflict).toBeUndefined();
     // A retry that never reaches a core (its forward failed): alice and the id stay the live ticket's.
