@@ -143,6 +143,15 @@ export function runLoadProcess(plan: LoadPlan): Promise<LoadOutcome> {
   });
 }
 
+/** What load processes' outcomes add up to; a ticket is doubled when it was answered twice or its player was seated twice, across all of them. */
+export function tally(outcomes: readonly LoadOutcome[]): { sent: number; assigned: number; relayed: number; doubled: number; seats: Map<string, number> } {
+  const sum = (of: (o: LoadOutcome) => number) => outcomes.reduce((n, o) => n + of(o), 0);
+  const seats = new Map<string, number>();
+  for (const o of outcomes) for (const player of o.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
+  const doubled = sum((o) => o.answeredTwice) + [...seats.values()].filter((k) => k > 1).length;
+  return { sent: sum((o) => o.sent), assigned: sum((o) => o.assigned), relayed: sum((o) => o.relayed), doubled, seats };
+}
+
 /** CPU seconds (user + sys) of each Redis process, from INFO cpu. */
 export async function redisCpuSeconds(ports: readonly number[]): Promise<number[]> {
   return Promise.all(

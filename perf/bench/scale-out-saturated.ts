@@ -25,7 +25,7 @@
 import type { BenchRow } from './bench-suite.js';
 import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
 import { shardMoves } from './scale-out-diagnostics.js';
-import { redisCpuSeconds, runLoadProcess, type BenchNode } from './scale-out-nodes.js';
+import { redisCpuSeconds, runLoadProcess, tally, type BenchNode } from './scale-out-nodes.js';
 
 export interface SaturatedProjection {
   /** The phases' tickets ÷ the largest node's work. */
@@ -87,11 +87,7 @@ export async function saturatedProjection(
   }
 
   const work = nodes.map((_, j) => phases.reduce((sum, p) => sum + p.cpu[j]! - (p.node === j ? 0 : idle[j]! * p.seconds), 0));
-  const assigned = phases.reduce((n, p) => n + p.outcome.assigned, 0);
-  const sent = phases.reduce((n, p) => n + p.outcome.sent, 0);
-  const seats = new Map<string, number>();
-  for (const p of phases) for (const player of p.outcome.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
-  const doubled = phases.reduce((n, p) => n + p.outcome.answeredTwice, 0) + [...seats.values()].filter((k) => k > 1).length;
+  const { assigned, sent, doubled } = tally(phases.map((p) => p.outcome));
   const busiest = Math.max(...work);
   const rows = [
     row('each node busy in turn', 'projected capacity: tickets per busiest node CPU s (its work over all phases, less idle outside its own)', assigned / busiest, true),

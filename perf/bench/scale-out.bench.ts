@@ -29,7 +29,7 @@
 import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
-import { BenchNode, redisCpuSeconds, runLoadProcess } from './scale-out-nodes.js';
+import { BenchNode, redisCpuSeconds, runLoadProcess, tally } from './scale-out-nodes.js';
 import { saturatedProjection, type BusyPhase, type SaturatedProjection } from './scale-out-saturated.js';
 import { diagnose, shardMoves } from './scale-out-diagnostics.js';
 
@@ -198,12 +198,7 @@ async function measure(group: string, nodes: readonly BenchNode[], redisPorts: r
         ? (await Promise.all(nodes.map(matcherTickets))).map((m, i) => m - matched0[i]!)
         : nodes.map((n) => (/this node now runs the matcher/.test(n.log) ? 1 : 0));
 
-  const sent = outcomes.reduce((n, o) => n + o.sent, 0);
-  const relayed = outcomes.reduce((n, o) => n + o.relayed, 0);
-  const assigned = outcomes.reduce((n, o) => n + o.assigned, 0);
-  const seats = new Map<string, number>();
-  for (const o of outcomes) for (const player of o.seated) seats.set(player, (seats.get(player) ?? 0) + 1);
-  const doubled = outcomes.reduce((n, o) => n + o.answeredTwice, 0) + [...seats.values()].filter((n) => n > 1).length;
+  const { sent, relayed, assigned, doubled, seats } = tally(outcomes);
   if (process.env.SCALE_OUT_VERBOSE) await diagnose(label, nodes, { sys, matched: redisPorts.length === 0 ? [assigned] : matched, outcomes, seats, moves0 });
   const seconds = Math.max(...outcomes.map((o) => o.elapsedMs)) / 1000;
   const busiest = Math.max(...cpu);
