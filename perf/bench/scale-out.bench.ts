@@ -6,13 +6,19 @@
  * node by scale-out-meter.mjs). On a 2-core machine every process shares the cores, so throughput
  * here is not the figure: the projection is. Projected cluster capacity = tickets ÷ the busiest
  * node's CPU seconds (what the cluster does when each node has a core of its own), and the same
- * for the busiest Redis process. An embedded node (no Redis) under the same load is the baseline.
+ * for the busiest Redis process. An embedded node (no Redis) under the same load is the baseline,
+ * and the goal for a lone node (a 1-node cluster ≥ half the embedded node's tickets per CPU s) is
+ * read paired (scale-out-paired.ts): the embedded node and a 1-node cluster on a Redis of its own
+ * run at once and are loaded in turn, SCALE_OUT_PAIRED_ROUNDS rounds (3; quick, 1), the median
+ * round's ratio the figure; SCALE_OUT_PAIRED=no skips it.
  *
  * The nodes' mode is a flag: sharded by default, the product's scale-out mode (shards of factories
  * over the nodes; the nodes get GAMEFACTORY_CLUSTER_MODE=sharded; each node's share is its
  * gamefactory_find_game_total{outcome="assigned"}), or SCALE_OUT_MODE=relay (one matcher owner,
  * the others relay). SCALE_OUT_NODES=1,4 measures only those cluster sizes (1 is always measured:
- * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node; SCALE_OUT_WARMUP is each
+ * the ratios are to it); SCALE_OUT_BASELINE=no skips the embedded node and the paired step;
+ * SCALE_OUT_TICKETS is each measured load (8,000; a round's per node in the paired step);
+ * SCALE_OUT_DEPLOYMENTS=one measures one Redis only; SCALE_OUT_WARMUP is each
  * node's warm-up in tickets before the measured load (4,000); SCALE_OUT_CONCURRENCY the tickets
  * each load process keeps in flight (256). SCALE_OUT_ROUTE=owner (the default, what the
  * matchmaking client does): each load process opens a stream to every node and sends each
@@ -30,6 +36,7 @@ import { RedisCluster, RedisServer } from '../../test/redis/redis-server.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
 import type { LoadOutcome, LoadPlan } from './scale-out-load.js';
 import { BenchNode, redisCpuSeconds, runLoadProcess, tally } from './scale-out-nodes.js';
+import { pairedRounds } from './scale-out-paired.js';
 import { saturatedProjection, type BusyPhase, type SaturatedProjection } from './scale-out-saturated.js';
 import { diagnose, shardMoves } from './scale-out-diagnostics.js';
 
@@ -42,6 +49,8 @@ const ROUTE: Route = process.env.SCALE_OUT_ROUTE === 'any' ? 'any' : 'owner';
 if (process.env.SCALE_OUT_ROUTE !== undefined && !['owner', 'any'].includes(process.env.SCALE_OUT_ROUTE)) {
   throw new Error(`SCALE_OUT_ROUTE: "${process.env.SCALE_OUT_ROUTE}" is not owner or any`);
 }
+/** How a cluster's group names its mode and its clients' routing. */
+const SETUP = `${MODE}, ${ROUTE === 'owner' ? 'finds to the owner' : 'finds to any node'}`;
 const NODE_COUNTS = [...new Set([1, ...(process.env.SCALE_OUT_NODES ?? '1,2,4').split(',').map(Number)])].sort((a, b) => a - b);
 const PARTITIONS = ['normal', 'hard', 'expert', 'master'].flatMap((difficulty) => [false, true].map((hardcore) => ({ difficulty, hardcore, version: 'v201' })));
 
@@ -244,6 +253,18 @@ async function withNodes<T>(count: number, redisUrl: string | undefined, body: (
   }
 }
 
+/** The embedded node and a 1-node cluster on one Redis of its own, both running, loaded in turn (scale-out-paired.ts). */
+async function paired(tickets: number, warm: number, rounds: number): Promise<BenchRow[]> {
+  const redis = await deployments[0]!.start();
+  try {
+    const group = `scale-out (${SETUP}): a 1-node cluster on one Redis and the embedded node, both running, loaded in turn`;
+    const loadAlone = (node: BenchNode, label: string, count: number, learned?: readonly LoadOutcome[]) => load([node], label, count, learned);
+    return await withNodes(1, undefined, ([embedded]) => withNodes(1, redis.url, ([node]) => pairedRounds(group, embedded!, node!, loadAlone, { tickets, warm, rounds })));
+  } finally {
+    await redis.stop();
+  }
+}
+
 const suite: BenchSuite = {
   name: 'scale-out',
   async run({ quick }: BenchOptions): Promise<BenchRow[]> {
@@ -251,10 +272,12 @@ const suite: BenchSuite = {
     const tickets = Number(process.env.SCALE_OUT_TICKETS ?? (quick ? 400 : 8000));
     const warmPerNode = Number(process.env.SCALE_OUT_WARMUP ?? (quick ? 100 : 4000));
     const rows: BenchRow[] = [];
-    const baseline = process.env.SCALE_OUT_BASELINE === 'no' ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded', warmPerNode));
+    const withBaseline = process.env.SCALE_OUT_BASELINE !== 'no';
+    const baseline = !withBaseline ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded', warmPerNode));
     if (baseline) rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
+    if (withBaseline && process.env.SCALE_OUT_PAIRED !== 'no') rows.push(...(await paired(tickets, warmPerNode, Number(process.env.SCALE_OUT_PAIRED_ROUNDS ?? (quick ? 1 : 3)))));
     for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
-      const group = `scale-out (${MODE}, ${ROUTE === 'owner' ? 'finds to the owner' : 'finds to any node'}) on ${deployment.name}`;
+      const group = `scale-out (${SETUP}) on ${deployment.name}`;
       const capacity = new Map<number, Measured>();
       for (const count of NODE_COUNTS) {
         const redis = await deployment.start();
@@ -276,7 +299,9 @@ const suite: BenchSuite = {
           rows.push({ group, subject: 'each node busy in turn', n: count, metric: `the same by the mean node's work, not the busiest's`, value: measured.saturated.ticketsPerMeanCpu / one.saturated.ticketsPerMeanCpu, higherIsBetter: true });
         }
       }
-      if (baseline) rows.push({ group, subject: 'cluster', n: 1, metric: "1-node cluster's tickets per CPU s ÷ the embedded node's (goal ≥ 0.5)", value: one.ticketsPerCpu / baseline.ticketsPerCpu, higherIsBetter: true });
+      // Measured minutes apart, so the machine's load between the two moves it (0.42-0.60 on the same
+      // code); the goal's figure is the paired one. Kept: on a Redis Cluster it is the only one.
+      if (baseline) rows.push({ group, subject: 'cluster', n: 1, metric: "1-node cluster's tickets per CPU s ÷ the embedded node's, measured apart (the embedded node first)", value: one.ticketsPerCpu / baseline.ticketsPerCpu, higherIsBetter: true });
     }
     return rows;
   },
