@@ -4,7 +4,7 @@
  * stopped, a cluster on its own Redis) the ratio moved with this shared machine's load between
  * the two: 0.42, 0.53 and 0.60 in runs of the same code. Here the two nodes run at the same time,
  * each warmed, and each round loads the embedded node alone, then the cluster's node alone, with
- * the same tickets; a round's ratio divides two figures read seconds apart, under much the same
+ * the same tickets (which goes first alternates by round); a round's ratio divides two figures read seconds apart, under much the same
  * load from the rest of the machine. The goal row is the median of the rounds' ratios, so one
  * round that another job's burst hit does not decide it.
  */
@@ -36,7 +36,8 @@ export async function pairedRounds(group: string, embedded: BenchNode, cluster: 
   ].map((side) => ({ ...side, learned: [] as LoadOutcome[], outcomes: [] as LoadOutcome[], perCpu: [] as number[] }));
   for (const side of sides) side.learned = await load(side.node, `${side.label}-warm`, warm);
   for (let round = 0; round < rounds; round++) {
-    for (const side of sides) {
+    // Which goes first alternates: a load trend within a round falls on both sides alike over the rounds.
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const cpu0 = side.node.cpuSeconds();
       const outcomes = await load(side.node, `${side.label}-r${round}`, tickets, side.learned);
       // The window the rows measured apart read (they wait 400 ms for the Redis meters): the load's last games ending are in it.

@@ -9,7 +9,7 @@
  * for the busiest Redis process. An embedded node (no Redis) under the same load is the baseline,
  * and the goal for a lone node (a 1-node cluster ≥ half the embedded node's tickets per CPU s) is
  * read paired (scale-out-paired.ts): the embedded node and a 1-node cluster on a Redis of its own
- * run at once and are loaded in turn, SCALE_OUT_PAIRED_ROUNDS rounds (3; quick, 1), the median
+ * run at once and are loaded in turn, SCALE_OUT_PAIRED_ROUNDS rounds (5; quick, 1), the median
  * round's ratio the figure; SCALE_OUT_PAIRED=no skips it.
  *
  * The nodes' mode is a flag: sharded by default, the product's scale-out mode (shards of factories
@@ -275,7 +275,7 @@ const suite: BenchSuite = {
     const withBaseline = process.env.SCALE_OUT_BASELINE !== 'no';
     const baseline = !withBaseline ? undefined : await withNodes(1, undefined, (nodes) => measure('scale-out: embedded node (no Redis), the baseline', nodes, [], tickets, 'embedded', warmPerNode));
     if (baseline) rows.push(...baseline.rows.filter((r) => !r.metric.startsWith('Redis') && !r.metric.startsWith('projected Redis') && r.subject !== 'redis'));
-    if (withBaseline && process.env.SCALE_OUT_PAIRED !== 'no') rows.push(...(await paired(tickets, warmPerNode, Number(process.env.SCALE_OUT_PAIRED_ROUNDS ?? (quick ? 1 : 3)))));
+    if (withBaseline && process.env.SCALE_OUT_PAIRED !== 'no') rows.push(...(await paired(tickets, warmPerNode, Number(process.env.SCALE_OUT_PAIRED_ROUNDS ?? (quick ? 1 : 5)))));
     for (const deployment of process.env.SCALE_OUT_DEPLOYMENTS === 'one' ? deployments.slice(0, 1) : deployments) {
       const group = `scale-out (${SETUP}) on ${deployment.name}`;
       const capacity = new Map<number, Measured>();
