@@ -10,6 +10,10 @@ import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
+import { releaseEarlySignals } from './early-signals.js';
+
+// Loaded: from here each command handles the signals (start below; the others by default).
+releaseEarlySignals();
 
 /**
  * How long a stop may take beyond the drain's grace period before the process exits anyway: a

@@ -7,12 +7,12 @@ export interface CliExit {
 }
 
 /**
- * The CLI as an operator runs it, from the sources (tsx's loader, so the test needs no build) in one
- * process: the `tsx` command would run the coordinator in a child of its own, which a SIGKILL of
- * the command leaves running after the test.
+ * The CLI as an operator runs it (its entry, bin.ts), from the sources (tsx's loader, so the test
+ * needs no build) in one process: the `tsx` command would run the coordinator in a child of its
+ * own, which a SIGKILL of the command leaves running after the test.
  */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
     cwd: process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
