@@ -362,6 +362,13 @@ export class GameCreations {
     return n;
   }
 
+  /** Tickets in the creations of `factory` that wait for a slot (parties riding along count each). */
+  waitingTickets(factory: string): number {
+    let n = 0;
+    for (const requestId of this.waitingByFactory.get(factory) ?? []) n += this.creations.get(requestId)?.ticketIds.length ?? 0;
+    return n;
+  }
+
   // ---------------------------------------------------------------- the queue
 
   /** New capacity (a server joined, a game ended, a slot came back): serve the queue now. */

@@ -49,7 +49,7 @@ export function emptyStats(): StatsAnswer {
  */
 export function queryStats(
   registry: FactoryRegistry<FactoryRuntime>,
-  /** Creations of a factory waiting for a slot. */
+  /** Tickets of a factory waiting for a slot (in creations queued there). */
   queuedIn: (factory: string) => number,
   query: StatsQuery,
   now: number,

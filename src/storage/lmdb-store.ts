@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { PlayerRating } from '../ratings/rating-system.js';
+import { DataDirectoryError } from './data-directory/check-data-directory.js';
 import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
 import { onStrayLmdbFailure, PROBE_HEADROOM_BYTES, StoreHealth, withCommitCause } from './store-health.js';
@@ -46,7 +48,12 @@ export class LmdbStore {
   }
 
   static open(dataDir: string, options: LmdbStoreOptions = {}): LmdbStore {
-    mkdirSync(dataDir, { recursive: true });
+    try {
+      mkdirSync(dataDir, { recursive: true });
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      throw new DataDirectoryError(`data directory ${resolve(dataDir)} cannot be created (${code ?? 'error'}): ${message}`);
+    }
     // lmdb-js guesses "a file" from any extension in the path (so `mktemp -d`'s tmp.XXXX or
     // ./gamefactory.d failed and left a stray -lock file beside it): say it is a directory.
     return new LmdbStore(open({ path: dataDir, noSubdir: false, compression: false, maxDbs: 8 }), options);

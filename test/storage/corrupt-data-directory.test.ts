@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,38 @@ describe('a damaged data directory', () => {
     const errors = exit.output.split('\n').filter((l) => l.includes('"level":50'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain(`data directory ${dir} is damaged`);
+    expect(exit.output).not.toContain('listening');
+  });
+
+  // Before: a --data that was a file, or under one, died in mkdir with a stack trace and exit code
+  // 1; a lock.mdb without a data.mdb (a directory here) was not checked and crashed the process
+  // (SIGSEGV) once LMDB opened it.
+  const unusable: Record<string, () => { dir: string; says: string }> = {
+    'a file': () => {
+      const dir = join(root, 'a-file');
+      writeFileSync(dir, 'not a directory');
+      return { dir, says: `data directory ${dir} cannot be used: it is a file, not a directory` };
+    },
+    'a path under a file': () => {
+      writeFileSync(join(root, 'a-parent-file'), 'not a directory');
+      const dir = join(root, 'a-parent-file', 'data');
+      return { dir, says: `data directory ${dir} cannot be created (ENOTDIR)` };
+    },
+    'a directory with a lock.mdb that is no lock file': () => {
+      const dir = join(root, 'lock-only');
+      mkdirSync(join(dir, 'lock.mdb'), { recursive: true });
+      return { dir, says: `data directory ${dir} is damaged` };
+    },
+  };
+  it.each(Object.keys(unusable))('--data naming %s: `gamefactory start` exits with code 2 and one error line, no stack trace', async (name) => {
+    const { dir, says } = unusable[name]!();
+    const exit = await runCli(['start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--config', FACTORIES, '--data', dir]);
+    expect(exit.signal).toBeNull();
+    expect(exit.code, exit.output).toBe(2);
+    const errors = exit.output.split('\n').filter((l) => l.includes('"level":50'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(says);
+    expect(exit.output).not.toMatch(/\n\s+at /);
     expect(exit.output).not.toContain('listening');
   });
 });

@@ -75,7 +75,7 @@ export class CoreView implements CoordinatorView {
   }
 
   queryStats(query: StatsQuery, now: number): StatsAnswer {
-    return queryStats(this.registry, (name) => this.creations.waiting(name), query, now);
+    return queryStats(this.registry, (name) => this.creations.waitingTickets(name), query, now);
   }
 
   snapshot(): CoordinatorSnapshot {

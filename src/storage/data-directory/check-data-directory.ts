@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { CHECK_SCRIPT } from './check-script.js';
@@ -20,6 +20,12 @@ const WHAT_TO_DO =
  */
 export async function checkDataDirectory(dataDir: string): Promise<void> {
   const dir = resolve(dataDir);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new DataDirectoryError(`data directory ${dir} cannot be used: it is a file, not a directory. Name a directory (it is created if missing).`);
+  }
+  // LMDB rebuilds a lock file whatever it holds, but maps one that is not a file at all and crashes (SIGSEGV).
+  const lock = join(dir, 'lock.mdb');
+  if (existsSync(lock) && !statSync(lock).isFile()) throw new DataDirectoryError(`data directory ${dir} is damaged: lock.mdb is not a file. ${WHAT_TO_DO}`);
   if (!existsSync(join(dir, 'data.mdb'))) return;
   const lmdbPath = createRequire(import.meta.url).resolve('lmdb');
   const child = spawn(process.execPath, ['-e', CHECK_SCRIPT, lmdbPath, dir], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -101,8 +101,9 @@ function decodeAttributesInFull(field: string, wire: Record<string, WireValue>):
   const keys: string[] = [];
   let signature = '';
   for (const [key, value] of entries) {
-    checkKey(`${field}[${key}]`, key);
-    const k = valueKey(decodeValue(`${field}[${key}]`, value));
+    const named = `${field}[${shownKey(key)}]`;
+    checkKey(named, key);
+    const k = valueKey(decodeValue(named, value));
     keys.push(k);
     signature += `${key.length}:${key}${k.length}:${k}`;
   }
@@ -162,7 +163,12 @@ export function encodeAttributes(attributes: AttributeSet): Record<string, WireV
 
 const encodedSets = new WeakMap<AttributeSet, Readonly<Record<string, WireValue>>>();
 
-function checkKey(field: string, key: string): void {
+/** A key as an error message names it: cut at the longest a key may be, so a refusal never echoes a huge one. */
+function shownKey(key: string): string {
+  return key.length <= LIMITS.maxKeyLength ? key : `${key.slice(0, LIMITS.maxKeyLength)}…`;
+}
+
+export function checkKey(field: string, key: string): void {
   if (key.length === 0) throw invalidArgument(field, 'key must not be empty');
   checkLength(field, key.length, LIMITS.maxKeyLength);
 }

@@ -56,8 +56,16 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     });
 
     const interval = options.keepaliveIntervalMs;
+    let lastCheck = lastHeard;
     stream.every(interval, () => {
-      if (options.now() - lastHeard > interval * MISSED_KEEPALIVES) {
+      const at = options.now();
+      // A check far later than its interval means this process did not run (SIGSTOP, a paused VM, a
+      // long stall): the server's answers wait unread in the socket, and timers run before I/O
+      // when it wakes. The silence counts only from when we could listen again.
+      const asleep = at - lastCheck - interval;
+      lastCheck = at;
+      if (asleep > interval) lastHeard = Math.min(at, lastHeard + asleep);
+      if (at - lastHeard > interval * MISSED_KEEPALIVES) {
         options.log.warn({ serverId }, 'game server missed its keepalives');
         finish(new MatchmakingError('UNAVAILABLE', `no message from the server for ${MISSED_KEEPALIVES} keepalive intervals`));
         return;

@@ -173,7 +173,11 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'gamefactory.v1.Matchmaker': 'SERVING',
     ...(options.ratings && { 'gamefactory.v1.Ratings': 'SERVING' }),
   });
-  health.addToServer(server);
+  // Health and reflection come with their own service definitions, whose requestDeserialize
+  // throws on bytes that are not their message: grpc-js then answers INTERNAL (Check) or never
+  // answers (Watch, reflection's stream). Added through the same tolerant deserializers as ours.
+  const tolerantServer = { addService: (service, implementation) => server.addService(tolerant(service), implementation) } as Pick<Server, 'addService'>;
+  health.addToServer(tolerantServer as Server);
 
   const definitions = loadSync([...PROTO_FILES, healthProtoPath], {
     includeDirs: [PROTO_ROOT],
@@ -183,7 +187,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     defaults: true,
     oneofs: true,
   });
-  new ReflectionService(definitions).addToServer(server);
+  new ReflectionService(definitions).addToServer(tolerantServer);
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(address, options.credentials ?? ServerCredentials.createInsecure(), (err, boundPort) =>

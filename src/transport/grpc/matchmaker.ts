@@ -16,7 +16,7 @@ import {
 } from '../../generated/gamefactory/v1/matchmaker.js';
 import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
-import { checkId, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
+import { checkId, checkKey, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
@@ -245,7 +245,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         factory: r.factory,
         template: r.template,
         partition: decodeAttributes('partition_attributes', r.partitionAttributes),
-        predicates: r.predicates.map((p, i) => [p.key, valueKey(decodeValue(`predicates[${i}].value`, p.value))] as const),
+        predicates: r.predicates.map((p, i) => (checkKey(`predicates[${i}].key`, p.key), [p.key, valueKey(decodeValue(`predicates[${i}].value`, p.value))] as const)),
         mode:
           r.mode === PredicateMode.PREDICATE_MODE_MATCH_ANY
             ? 'any'

@@ -36,6 +36,22 @@ export type CallConcern = (call: CallHandle) => CallHooks | undefined;
 
 const UNCHECKED: CallStatus = { code: grpcStatus.UNAVAILABLE, details: 'the request could not be checked; retry' };
 
+/**
+ * The most UTF-8 bytes of a status message sent. It travels percent-encoded in the `grpc-message`
+ * trailer, and a client drops trailers over its metadata limit (grpc-js: 8 KB by default) and
+ * waits out its deadline, never seeing the status: a message that quoted a request's 600 KB field
+ * (a library's, or one we did not cut) made its call hang. Cut here, where every status passes.
+ */
+export const MAX_STATUS_DETAILS_BYTES = 2048;
+
+function boundedDetails(status: CallStatus): CallStatus {
+  const details = status.details;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most messages need no counting.
+  if (details === undefined || details.length * 3 <= MAX_STATUS_DETAILS_BYTES || Buffer.byteLength(details) <= MAX_STATUS_DETAILS_BYTES) return status;
+  const cut = Buffer.from(details).subarray(0, MAX_STATUS_DETAILS_BYTES - 3).toString().replace(/\uFFFD$/, '');
+  return { ...status, details: `${cut}…` };
+}
+
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as Promise<T> | undefined)?.then === 'function';
 
 /**
@@ -105,8 +121,9 @@ export function hooksInterceptor(concerns: readonly CallConcern[]): ServerInterc
           onCancel: () => finish(undefined),
         }),
       sendStatus: (status, next) => {
-        finish(status);
-        next(status);
+        const bounded = boundedDetails(status);
+        finish(bounded);
+        next(bounded);
       },
     });
     return intercepting;
