@@ -12,6 +12,7 @@ import type { Log, TicketStore, Timers } from '../coordinator/ports.js';
 import { MatchmakingError } from '../errors/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import type { Principal } from '../security/tokens/principal.js';
+import { TOLD, ToldAfterWrites } from './told-after-writes.js';
 
 /** Where a host applies effects: the process's (or a cluster node's) side of the core. */
 export interface HostParts {
@@ -46,7 +47,8 @@ export interface HostParts {
  * Every effect of one step is applied in the same synchronous run: LMDB puts in one event turn
  * share one transaction (lmdb-js README, `put`: "Any other operations that occur within the
  * current event turn ... will also occur in the same transaction"), and a cluster owner's fenced
- * writes of a step go out in one MULTI.
+ * writes of a step go out in one MULTI. What the step tells clients waits for the commit of the
+ * writes before it (ToldAfterWrites), so no place a client was told of is lost to a kill -9.
  */
 export class CoreHost implements CoordinatorCommands {
   private readonly queue: (readonly Effect[])[] = [];
@@ -54,12 +56,16 @@ export class CoreHost implements CoordinatorCommands {
   private wakeAt = Infinity;
   private cancelWake: (() => void) | undefined;
   private closed = false;
+  /** With a store that commits in the background (LMDB): what a step tells clients waits for its writes. */
+  private readonly telling: ToldAfterWrites | undefined;
 
   constructor(
     readonly core: CoordinatorCore,
     /** What the effects are applied to (the same environment for every core a process builds). */
     readonly parts: HostParts,
   ) {
+    const store = parts.store;
+    this.telling = store?.inFlight ? new ToldAfterWrites(() => store.inFlight!(), (effect) => this.performNow(effect)) : undefined;
     this.apply(core.advance(parts.now()));
   }
 
@@ -148,6 +154,11 @@ export class CoreHost implements CoordinatorCommands {
   }
 
   private perform(effect: Effect): void {
+    if (this.telling && TOLD.has(effect.kind)) this.telling.tellOrHold(effect);
+    else this.performNow(effect);
+  }
+
+  private performNow(effect: Effect): void {
     const parts = this.parts;
     try {
       switch (effect.kind) {

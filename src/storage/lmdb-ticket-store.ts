@@ -64,6 +64,11 @@ export class LmdbTicketStore implements TicketStore {
     this.write('remove', ticketId, () => this.db.remove(ticketId));
   }
 
+  /** The commit of the latest writes while LMDB has not answered it (the batch a write joins). */
+  inFlight(): Promise<boolean> | undefined {
+    return this.batch?.commit;
+  }
+
   /** Later writes fail as "closed": lmdb-js would throw them from a timer, out of anyone's reach. */
   markClosed(): void {
     this.closed = true;

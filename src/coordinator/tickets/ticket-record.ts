@@ -36,4 +36,11 @@ export interface PlacedRecord {
 export interface TicketStore {
   save(record: TicketRecord): void;
   remove(ticketId: string): void;
+  /**
+   * The commit holding the writes made so far, while it is in flight (a store that writes in the
+   * background: LMDB's batches). The edge tells clients and servers of a step only once the writes
+   * before it are committed, so nothing they were told is lost to a kill -9. Absent, or undefined
+   * when nothing is in flight: told at once (a cluster owner's seat holds its answers until its own commit).
+   */
+  inFlight?(): PromiseLike<unknown> | undefined;
 }
