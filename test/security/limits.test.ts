@@ -97,6 +97,41 @@ describe('PeerLimits', () => {
   });
 });
 
+describe('PeerLimits recency', () => {
+  // A rate that never refills at a clock held at 0: a peer's first admit passes and the next is
+  // refused while it is tracked, so an admit's outcome tells whether the peer was forgotten.
+  const oneShot = { perSecond: 1e-9, burst: 1 };
+  const oneShotLimits = (maxTrackedPeers: number): Limits =>
+    limits({ maxTrackedPeers, maxStreamsPerPeer: 1000, rate: { ...DEFAULT_LIMITS.rate, findGame: oneShot } });
+  const admitted = (peerLimits: PeerLimits, peer: string): boolean => {
+    try {
+      peerLimits.admit(peer, undefined, 'findGame', 0);
+      return true;
+    } catch (error) {
+      if (error instanceof SecurityError && error.message.startsWith('limit rate.findGame')) return false;
+      throw error;
+    }
+  };
+
+  it('keeps a busy peer through a flood of new addresses, however large', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 16, max: 64 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 63 }), (max, flood, every) => {
+        fc.pre(every < max);
+        const peerLimits = new PeerLimits(oneShotLimits(max));
+        admitted(peerLimits, 'gateway');
+        let forgotten = 0;
+        for (let i = 0; i < flood; i++) {
+          peerLimits.admit(`ip-${i}`, undefined, 'findGame', 0);
+          // Still tracked, so its bucket is still empty: a flood does not reset a busy peer's rate.
+          if (i % every === 0 && admitted(peerLimits, 'gateway')) forgotten += 1;
+        }
+        expect(forgotten).toBe(0);
+        expect(peerLimits.trackedPeers()).toBe(Math.min(max, flood + 1));
+      }),
+    );
+  });
+});
+
 describe('stream limits', () => {
   it('caps tickets in flight on one FindGames stream', () => {
     const events: LimitEvent[] = [];
