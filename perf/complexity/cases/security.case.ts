@@ -46,4 +46,15 @@ export default [
       return peerLimits.trackedPeers();
     },
   }),
+  defineCase({
+    // A flood of new addresses while the longest-known half of the peers hold streams (e.g. idle
+    // health Watch streams): each new peer forgets one idle peer.
+    name: 'security: a new peer among n tracked peers, half of them holding streams',
+    budget: 'O(1)',
+    setup: (n) => trackedPeers(n, n / 2),
+    run: ({ peerLimits }, i) => {
+      peerLimits.admit(`new-${i}`, undefined, 'findGame', i / 100);
+      return peerLimits.trackedPeers();
+    },
+  }),
 ];
