@@ -97,6 +97,134 @@ describe('PeerLimits', () => {
   });
 });
 
+describe('PeerLimits recency', () => {
+  // A rate that never refills at a clock held at 0: a peer's first admit passes and the next is
+  // refused while it is tracked, so an admit's outcome tells whether the peer was forgotten.
+  const oneShot = { perSecond: 1e-9, burst: 1 };
+  const oneShotLimits = (maxTrackedPeers: number): Limits =>
+    limits({ maxTrackedPeers, maxStreamsPerPeer: 1000, rate: { ...DEFAULT_LIMITS.rate, findGame: oneShot } });
+  const admitted = (peerLimits: PeerLimits, peer: string): boolean => {
+    try {
+      peerLimits.admit(peer, undefined, 'findGame', 0);
+      return true;
+    } catch (error) {
+      if (error instanceof SecurityError && error.message.startsWith('limit rate.findGame')) return false;
+      throw error;
+    }
+  };
+
+  // A few more peers than fit, so peers are often forgotten and often come back while tracked.
+  const PEERS = 24;
+  type Op = { kind: 'admit' | 'open'; peer: number } | { kind: 'release'; index: number } | { kind: 'sweep' };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 6, arbitrary: fc.record({ kind: fc.constant('admit' as const), peer: fc.integer({ min: 0, max: PEERS - 1 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('open' as const), peer: fc.integer({ min: 0, max: PEERS - 1 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), index: fc.nat() }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+  );
+
+  it('forgets the longest-idle peer without streams, never one holding streams, and tracks at most maxTrackedPeers', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 16, max: 20 }), fc.array(op, { maxLength: 300, size: 'max' }), (max, ops) => {
+        const peerLimits = new PeerLimits(oneShotLimits(max));
+        // The model: tracked peers in recency order (least recent first), their streams, and
+        // whether they spent their one findGame token.
+        const model = new Map<string, { streams: number; spent: boolean }>();
+        const held: { peer: string; release: () => void }[] = [];
+        const touch = (peer: string): 'refused' | 'tracked' => {
+          const known = model.get(peer);
+          if (known) {
+            model.delete(peer);
+            model.set(peer, known);
+            return 'tracked';
+          }
+          if (model.size >= max) {
+            const longestIdle = [...model].find(([, m]) => m.streams === 0)?.[0];
+            if (longestIdle === undefined) return 'refused';
+            model.delete(longestIdle);
+          }
+          model.set(peer, { streams: 0, spent: false });
+          return 'tracked';
+        };
+        for (const o of ops) {
+          if (o.kind === 'admit' || o.kind === 'open') {
+            const peer = `p${o.peer}`;
+            const call = () => (o.kind === 'admit' ? admitted(peerLimits, peer) : held.push({ peer, release: peerLimits.openStream(peer, 0) }));
+            if (touch(peer) === 'refused') {
+              expect(refusal(call).message).toBe(`limit maxTrackedPeers: all ${max} peers tracked hold open streams; retry later`);
+              continue;
+            }
+            const m = model.get(peer)!;
+            if (o.kind === 'admit') {
+              expect(call()).toBe(!m.spent);
+              m.spent = true;
+            } else {
+              call();
+              m.streams += 1;
+            }
+          } else if (o.kind === 'release' && held.length > 0) {
+            const [{ peer, release }] = held.splice(o.index % held.length, 1) as [{ peer: string; release: () => void }];
+            release();
+            const m = model.get(peer)!;
+            m.streams -= 1;
+            if (m.streams === 0) {
+              // Ending its last stream makes the peer the most recent idle one.
+              model.delete(peer);
+              model.set(peer, m);
+            }
+          } else if (o.kind === 'sweep') {
+            peerLimits.sweep(0);
+            for (const [peer, m] of model) if (m.streams === 0 && !m.spent) model.delete(peer);
+          }
+          // Plain comparisons: an expect per peer per step made this test take seconds.
+          const streams = (of: (peer: string) => number) => Array.from({ length: PEERS }, (_, k) => of(`p${k}`)).join();
+          if (peerLimits.trackedPeers() !== model.size || streams((p) => peerLimits.openStreams(p)) !== streams((p) => model.get(p)?.streams ?? 0)) {
+            expect({ tracked: peerLimits.trackedPeers(), streams: streams((p) => peerLimits.openStreams(p)) }).toEqual({
+              tracked: model.size,
+              streams: streams((p) => model.get(p)?.streams ?? 0),
+            });
+          }
+        }
+        expect(peerLimits.trackedPeers()).toBeLessThanOrEqual(max);
+      }),
+    );
+  });
+
+  it('keeps a busy peer through a flood of new addresses, however large', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 16, max: 64 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 63 }), (max, flood, every) => {
+        fc.pre(every < max);
+        const peerLimits = new PeerLimits(oneShotLimits(max));
+        admitted(peerLimits, 'gateway');
+        let forgotten = 0;
+        for (let i = 0; i < flood; i++) {
+          peerLimits.admit(`ip-${i}`, undefined, 'findGame', 0);
+          // Still tracked, so its bucket is still empty: a flood does not reset a busy peer's rate.
+          if (i % every === 0 && admitted(peerLimits, 'gateway')) forgotten += 1;
+        }
+        expect(forgotten).toBe(0);
+        expect(peerLimits.trackedPeers()).toBe(Math.min(max, flood + 1));
+      }),
+    );
+  });
+
+  it('refuses a new peer, naming the limit, while every tracked peer holds a stream', () => {
+    const events: LimitEvent[] = [];
+    const peerLimits = new PeerLimits(limits({ maxTrackedPeers: 16 }), (e) => events.push(e));
+    const releases = Array.from({ length: 16 }, (_, i) => peerLimits.openStream(`watcher-${i}`, 0));
+    const error = refusal(() => peerLimits.admit('newcomer', undefined, 'findGame', 0));
+    expect(error.code).toBe('RESOURCE_EXHAUSTED');
+    expect(error.message).toBe('limit maxTrackedPeers: all 16 peers tracked hold open streams; retry later');
+    expect(events).toEqual([{ limit: 'maxTrackedPeers', peer: 'newcomer' }]);
+    expect(peerLimits.trackedPeers()).toBe(16);
+    peerLimits.openStream('watcher-3', 0); // a tracked peer is still let in
+    releases[5]!();
+    peerLimits.admit('newcomer', undefined, 'findGame', 0); // takes the place of the peer that went idle
+    expect(peerLimits.openStreams('watcher-5')).toBe(0);
+    expect(peerLimits.trackedPeers()).toBe(16);
+  });
+});
+
 describe('stream limits', () => {
   it('caps tickets in flight on one FindGames stream', () => {
     const events: LimitEvent[] = [];

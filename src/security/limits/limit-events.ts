@@ -9,7 +9,8 @@ export type LimitName =
   | 'maxTicketsInFlightPerStream'
   | 'maxMessageBytes'
   | 'maxUnreadBytesPerStream'
-  | 'idleStreamTimeoutMs';
+  | 'idleStreamTimeoutMs'
+  | 'maxTrackedPeers';
 
 /** Every time a limit refuses or closes something; the metrics adapter counts these by `limit`. */
 export interface LimitEvent {

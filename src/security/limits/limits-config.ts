@@ -52,7 +52,10 @@ export const limitsSchema = z
     maxUnreadBytesPerStream: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
     /** A Matchmaker stream with no message either way for this long is closed (the link has its keepalive). */
     idleStreamTimeoutMs: z.number().int().min(1000).max(86_400_000).default(600_000),
-    /** Peers whose counters are kept; beyond it the longest-idle peer without streams is forgotten. */
+    /**
+     * Peers whose counters are kept; beyond it the longest-idle peer without streams is forgotten,
+     * and while every tracked peer holds a stream a new peer is refused.
+     */
     maxTrackedPeers: z.number().int().min(16).max(10_000_000).default(100_000),
   })
   .default({
