@@ -151,7 +151,7 @@ describe('PeerLimits recency', () => {
             const peer = `p${o.peer}`;
             const call = () => (o.kind === 'admit' ? admitted(peerLimits, peer) : held.push({ peer, release: peerLimits.openStream(peer, 0) }));
             if (touch(peer) === 'refused') {
-              expect(refusal(call).message).toBe(`limit maxTrackedPeers: all ${max} peers tracked hold open streams; retry later`);
+              expect(refusal(call).message).toBe(`limit maxTrackedPeers: all ${max} peers tracked hold open streams; retry in 1000 ms`);
               continue;
             }
             const m = model.get(peer)!;
@@ -214,7 +214,8 @@ describe('PeerLimits recency', () => {
     const releases = Array.from({ length: 16 }, (_, i) => peerLimits.openStream(`watcher-${i}`, 0));
     const error = refusal(() => peerLimits.admit('newcomer', undefined, 'findGame', 0));
     expect(error.code).toBe('RESOURCE_EXHAUSTED');
-    expect(error.message).toBe('limit maxTrackedPeers: all 16 peers tracked hold open streams; retry later');
+    expect(error.message).toBe('limit maxTrackedPeers: all 16 peers tracked hold open streams; retry in 1000 ms');
+    expect(error.retryAfterMs).toBe(1000);
     expect(events).toEqual([{ limit: 'maxTrackedPeers', peer: 'newcomer' }]);
     expect(peerLimits.trackedPeers()).toBe(16);
     peerLimits.openStream('watcher-3', 0); // a tracked peer is still let in

@@ -95,7 +95,7 @@ export class PeerLimits {
     if (this.peers.size >= this.limits.maxTrackedPeers) {
       const longestIdle = this.idle.newer;
       if (longestIdle === this.idle) {
-        throw this.refuse(peer, 'maxTrackedPeers', `limit maxTrackedPeers: all ${this.peers.size} peers tracked hold open streams; retry later`);
+        throw this.refuse(peer, 'maxTrackedPeers', `limit maxTrackedPeers: all ${this.peers.size} peers tracked hold open streams; retry in 1000 ms`, 1000);
       }
       // Its buckets refill by the time it returns, or it gets a fresh one: a flood from many
       // addresses cannot grow memory, at worst it resets them.
