@@ -2,9 +2,10 @@
  * FindGame end to end over gRPC on loopback, with the coordinator in its own process and the load
  * generator (its clients and fake game servers) in this one (issue 15), side by side in one run
  * with the transport's floors measured the same way (a bare grpc-js echo server in its own process).
- * Issue 15 targets: FindGames tickets/s >= 0.5x the bidi echo's msgs/s; FindGame >= 0.6x the unary
- * echo's calls/s; >= 10 million 4-player cooperative games per hour; coordinator RSS after 100k
- * tickets < 250 MB; CPU µs per ticket beside the echo server's per message.
+ * Goals: FindGames tickets/s >= 0.65x the bidi echo's msgs/s and FindGame >= 0.7x the unary echo's
+ * calls/s, each read as the median of interleaved rounds against its echo (end-to-end-paired.ts);
+ * >= 10 million 4-player cooperative games per hour; coordinator RSS after 120k tickets <= 300 MB;
+ * CPU µs per ticket beside the echo server's per message.
  *
  * What the ratios compare (perf/PROFILE.md, 2026-11-25): the echo answers a 64-byte message with
  * itself and does nothing else. A FindGame ticket is a 107-byte request answered by a ~160-byte
@@ -16,14 +17,14 @@
  * cores as the coordinator, as the echo's client runs beside the echo server: its CPU per ticket
  * is printed beside the echo client's, since on a machine of two cores it bounds both rates.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { runLoad, type LoadReport } from '../../clients/loadgen/load-generator.js';
+import type { LoadReport } from '../../clients/loadgen/load-generator.js';
 import type { BenchOptions, BenchRow, BenchSuite } from './bench-suite.js';
-import { coordinatorEntry, settleCollections, startServerChild } from './child-process.js';
-import transportFloor, { APART } from './transport-floor.bench.js';
+import { settleCollections } from './child-process.js';
+import { startCoordinator, type LoadShape } from './end-to-end-coordinator.js';
+import { pairedGoal, type RoundSizes } from './end-to-end-paired.js';
+import { APART } from './transport-floor.bench.js';
 
 const UNARY = 'end to end over gRPC: one call per ticket vs unary echo';
 const STREAM = 'end to end over gRPC: one stream vs bidi stream echo';
@@ -48,8 +49,6 @@ interface Measured {
 /** Seconds after the load at which the settled RSS is read (BENCH_SETTLED_S to change it). */
 const SETTLED_S = Number(process.env.BENCH_SETTLED_S ?? 15);
 
-type Mode = { readonly mode: 'unary' | 'stream'; readonly batch: boolean; readonly concurrency: number };
-
 /** BENCH_HEAPSNAPSHOT_DIR=dir: the coordinator writes a heap snapshot there after the measured load (for perf/profile/heap-by-constructor.ts). */
 const snapshotDir = process.env.BENCH_HEAPSNAPSHOT_DIR;
 /** BENCH_COORDINATOR_NODE_ARGS='--flag ...': V8/Node flags for the coordinator process (to try heap settings). */
@@ -64,112 +63,95 @@ async function heapSnapshot(pid: number, dir: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 5000));
 }
 
-/** A fresh coordinator process (factories.yaml, plaintext on loopback); warms up, then measures. */
-async function measure(how: Mode, tickets: number, warmup = Math.ceil(tickets / 10), settleS = 0): Promise<Measured> {
-  const entry = coordinatorEntry(); // builds first: a failed build leaves no data directory behind
-  const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-bench-'));
-  let metricsPort: string | undefined;
-  const coordinator = await startServerChild(
-    [...entry, 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', dataDir, '--log-level', 'info'],
-    (line) => {
-      metricsPort ??= /"metrics":"127\.0\.0\.1:(\d+)"/.exec(line)?.[1];
-      const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(line);
-      return match ? Number(match[1]) : undefined;
-    },
-    [...(snapshotDir ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshotDir}`] : []), ...nodeArgs],
-  );
-  const idleRssBytes = coordinator.rssBytes();
-  const load = (runId: string, count: number) =>
-    runLoad({
-      address: `127.0.0.1:${coordinator.port}`,
-      servers: 20,
-      maxGamesPerServer: 10_000,
-      playersPerGame: 4,
-      tickets: count,
-      rate: 0,
-      concurrency: how.concurrency,
-      mode: how.mode,
-      batch: how.batch,
-      template: 'diablo',
-      partition: { difficulty: 'hard', hardcore: false, version: 'v201' },
-      runId,
-    });
+/** A fresh coordinator process (end-to-end-coordinator.ts); warms up, then measures. */
+async function measure(how: LoadShape, tickets: number, warmup = Math.ceil(tickets / 10), settleS = 0): Promise<Measured> {
+  const coordinator = await startCoordinator(how, [...(snapshotDir ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshotDir}`] : []), ...nodeArgs]);
+  const { child } = coordinator;
+  const idleRssBytes = child.rssBytes();
   try {
     // Warm up (JIT, connections) untimed, as the echo floors do, then measure.
-    await load(`warmup-${how.mode}`, warmup);
-    const cpuBefore = coordinator.cpuMicros();
-    const loadBefore = process.cpuUsage();
-    const report = await load(`bench-${how.mode}`, tickets);
-    const loadUsed = process.cpuUsage(loadBefore);
-    const cpuMicrosPerTicket = (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1);
-    const loadCpuMicrosPerTicket = (loadUsed.user + loadUsed.system) / Math.max(report.assigned, 1);
-    const rssBytes = coordinator.rssBytes();
+    await coordinator.load(`warmup-${how.mode}`, warmup);
+    const cpuBefore = child.cpuMicros();
+    const { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket } = await coordinator.load(`bench-${how.mode}`, tickets);
+    const rssBytes = child.rssBytes();
     if (process.env.BENCH_VERBOSE) {
-      const status = readFileSync(`/proc/${coordinator.pid}/status`, 'utf8').split('\n').filter((l) => /^(Rss|VmHWM)/.test(l));
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8').split('\n').filter((l) => /^(Rss|VmHWM)/.test(l));
       console.error(`after the load: ${status.join(', ').replace(/\s+/g, ' ')}`);
-      if (metricsPort) {
-        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      if (coordinator.metricsPort) {
+        const text = await (await fetch(`http://127.0.0.1:${coordinator.metricsPort}/metrics`)).text();
         console.error(text.split('\n').filter((l) => /^nodejs_(heap|external)/.test(l)).join('\n'));
       }
     }
     let settled: Measured['settled'];
     if (settleS > 0) {
       await new Promise((resolve) => setTimeout(resolve, settleS * 1000));
-      settled = { rssBytes: coordinator.rssBytes(), cpuMicrosPerTicket: (coordinator.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1), ...(await settleCollections(metricsPort)) };
+      settled = { rssBytes: child.rssBytes(), cpuMicrosPerTicket: (child.cpuMicros() - cpuBefore) / Math.max(report.assigned, 1), ...(await settleCollections(coordinator.metricsPort)) };
     }
-    if (snapshotDir) await heapSnapshot(coordinator.pid, snapshotDir);
+    if (snapshotDir) await heapSnapshot(child.pid, snapshotDir);
     return { report, cpuMicrosPerTicket, loadCpuMicrosPerTicket, rssBytes, idleRssBytes, ticketsSoFar: warmup + tickets, settled };
   } finally {
     await coordinator.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** One call per ticket, as many in flight as the unary echo. */
+const UNARY_SHAPE: LoadShape = { mode: 'unary', batch: true, concurrency: 64 };
+/** Batched finds need a deeper window than the echo's 256 to fill a batch per tick (each batch carries up to 1024 finds). */
+const BATCHED_SHAPE: LoadShape = { mode: 'stream', batch: true, concurrency: 2048 };
+
+/**
+ * The goals' rounds (end-to-end-paired.ts): END_TO_END_ROUNDS of them (5; quick, 1). A round's
+ * load is 3k FindGame calls or 20k batched finds, and the echo's window about as long as that
+ * load takes here (~2 s), so both sides of a round read the same stretch of the machine's load.
+ * Both goals' rounds, warm-ups included, take ~55 s at this size (the suite 2–2.5 min). A fresh
+ * coordinator's FindGame path takes ~6k calls to warm (its CPU a call fell 675 → 245 µs over the
+ * first 6k, then held at 175–270).
+ */
+function roundSizes(quick: boolean): { unary: RoundSizes; batched: RoundSizes } {
+  const rounds = Number(process.env.END_TO_END_ROUNDS ?? (quick ? 1 : 5));
+  const echo = quick ? { warmupMs: 200, measureMs: 500 } : { warmupMs: 250, measureMs: 2000 };
+  return quick
+    ? { unary: { rounds, warm: 400, tickets: 400, echo }, batched: { rounds, warm: 1_000, tickets: 2_000, echo } }
+    : { unary: { rounds, warm: 6_000, tickets: 3_000, echo }, batched: { rounds, warm: 20_000, tickets: 20_000, echo } };
 }
 
 const endToEnd: BenchSuite = {
   name: 'end-to-end',
   async run(options: BenchOptions): Promise<BenchRow[]> {
-    // The floors are measured before and after ours and averaged: on a shared machine the
-    // transport's own rate drifts over a run, and a ratio against one side of it would too.
-    const before = await transportFloor.run(options);
     const tickets = options.quick ? 10_000 : 100_000;
     // The RSS goal is read after 120k tickets: 20k of warm-up, then 100k measured.
     const warmup = options.quick ? 1_000 : GOAL_TICKETS - tickets;
-    // Unary: as many calls in flight as the unary echo. Stream: batched finds need a deeper window
-    // than the echo's 256 to fill a batch per tick (each batch carries up to 1024 finds).
     // Unary: the player's side is one call per ticket whatever `batch` says; the fake game servers
     // coalesce their reports as the SDK does by default (and as `gamefactory loadgen --mode unary`
     // runs them), so what this compares with the unary echo is the player's call shape.
-    const unary = await measure({ mode: 'unary', batch: true, concurrency: 64 }, Math.ceil(tickets / 5));
+    const unary = await measure(UNARY_SHAPE, Math.ceil(tickets / 5));
     const single = await measure({ mode: 'stream', batch: false, concurrency: 256 }, Math.ceil(tickets / 5));
-    const batched = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, tickets, warmup, SETTLED_S);
-    const after = await transportFloor.run(options);
-    const floor = (prefix: string, metric: string) => {
-      const values = [before, after].map((rows) => rows.find((r) => r.subject.startsWith(prefix) && r.subject.endsWith(APART) && r.metric === metric)?.value);
-      return values.some((v) => v === undefined) ? undefined : (values[0]! + values[1]!) / 2;
-    };
+    const batched = await measure(BATCHED_SHAPE, tickets, warmup, SETTLED_S);
+    // The goals, each read against its echo in interleaved rounds; the floor rows are the rounds'
+    // medians (the echo server in its own process, as the coordinator is).
+    const sizes = roundSizes(options.quick);
+    const unaryGoal = await pairedGoal({ group: UNARY, ours: { name: 'FindGame', rate: 'calls/s', shape: UNARY_SHAPE }, floor: { name: 'unary echo floor', rate: 'calls/s', call: 'unary' }, goal: 0.7 }, sizes.unary);
+    const batchedGoal = await pairedGoal({ group: STREAM, ours: { name: 'FindGames batched', rate: 'tickets/s', shape: BATCHED_SHAPE }, floor: { name: 'bidi echo floor', rate: 'msgs/s', call: 'stream' }, goal: 0.65 }, sizes.batched);
     const rows: BenchRow[] = [];
-    const add = (group: string, subject: string, metric: string, value: number | undefined, higherIsBetter: boolean) => {
-      if (value !== undefined) rows.push({ group, subject, metric, value, higherIsBetter });
-    };
-    // Goals as a share of the echo floor in the same run: FindGame 0.7x the unary echo, batched FindGames 0.65x the bidi echo.
+    const add = (group: string, subject: string, metric: string, value: number, higherIsBetter: boolean) => rows.push({ group, subject, metric, value, higherIsBetter });
     const runs = [
-      [UNARY, 'gamefactory FindGame', unary, 'unary echo', 'calls/s', 0.7],
-      [STREAM, 'gamefactory FindGames, batched', batched, 'bidi stream echo', 'msgs/s', 0.65],
-      [STREAM, 'gamefactory FindGames, one find per message', single, 'bidi stream echo', 'msgs/s', undefined],
+      [UNARY, 'gamefactory FindGame', unary, 'unary echo', unaryGoal],
+      [STREAM, 'gamefactory FindGames, batched', batched, 'bidi stream echo', batchedGoal],
+      [STREAM, 'gamefactory FindGames, one find per message', single, 'bidi stream echo', undefined],
     ] as const;
-    for (const [group, subject, m, echo, rate, goal] of runs) {
+    for (const [group, subject, m, echo, goal] of runs) {
       add(group, subject, 'per s', m.report.matchesPerSecond, true);
       add(group, subject, 'p99 ms', m.report.p99Ms, false);
       add(group, subject, 'server cpu µs per ticket or echo', m.cpuMicrosPerTicket, false);
       add(group, `${subject}: the load generator`, 'client cpu µs per ticket', m.loadCpuMicrosPerTicket, false);
       if (m.report.assigned < m.report.sent) throw new Error(`${group}: only ${m.report.assigned} of ${m.report.sent} assigned: ${JSON.stringify(m.report.errorsByCode)}`);
-      if (m === single) continue;
-      add(group, `grpc-js ${echo} (floor, ${APART})`, 'per s', floor(echo, rate), true);
-      if (goal !== undefined) add(group, `goal: ${goal}x the ${echo}`, 'per s', goal * (floor(echo, rate) ?? Number.NaN), true);
-      add(group, `grpc-js ${echo} (floor, ${APART})`, 'p99 ms', floor(echo, 'p99 ms'), false);
-      add(group, `grpc-js ${echo} (floor, ${APART})`, 'server cpu µs per ticket or echo', floor(echo, 'server cpu µs per echo'), false);
+      if (goal === undefined) continue;
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'per s', goal.floor.perSecond, true);
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'p99 ms', goal.floor.p99Ms, false);
+      add(group, `grpc-js ${echo} (floor, ${APART})`, 'server cpu µs per ticket or echo', goal.floor.serverCpuMicros, false);
       // The echo's client beside the load generator's: both share the machine's cores with the server under test.
-      add(group, `grpc-js ${echo} (floor, ${APART}): its client`, 'client cpu µs per ticket', floor(echo, 'cpu µs per echo'), false);
+      add(group, `grpc-js ${echo} (floor, ${APART}): its client`, 'client cpu µs per ticket', goal.floor.clientCpuMicros, false);
+      rows.push(...goal.rows);
     }
     const gamesPerHour = (m: Measured) => (m.report.gamesEnded / m.report.elapsedMs) * 3_600_000;
     add(GAMES, 'gamefactory over FindGames, batched', 'games/hour', gamesPerHour(batched), true);
@@ -195,7 +177,7 @@ export default endToEnd;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'rss') {
   const checkout = process.argv[3];
   if (checkout) process.chdir(checkout);
-  const m = await measure({ mode: 'stream', batch: true, concurrency: 2048 }, 100_000, GOAL_TICKETS - 100_000, SETTLED_S);
+  const m = await measure(BATCHED_SHAPE, 100_000, GOAL_TICKETS - 100_000, SETTLED_S);
   console.log(
     JSON.stringify({
       coordinator: checkout ?? '.',

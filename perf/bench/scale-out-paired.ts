@@ -9,6 +9,7 @@
  * round that another job's burst hit does not decide it.
  */
 import type { BenchRow } from './bench-suite.js';
+import { interleavedRounds, median } from './interleaved-rounds.js';
 import type { LoadOutcome } from './scale-out-load.js';
 import { tally, type BenchNode } from './scale-out-nodes.js';
 
@@ -23,36 +24,26 @@ export interface PairedOptions {
   readonly rounds: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 export async function pairedRounds(group: string, embedded: BenchNode, cluster: BenchNode, load: LoadNode, { tickets, warm, rounds }: PairedOptions): Promise<BenchRow[]> {
   const sides = [
     { name: 'embedded node', label: 'paired-embedded', node: embedded },
     { name: '1-node cluster', label: 'paired-cluster', node: cluster },
-  ].map((side) => ({ ...side, learned: [] as LoadOutcome[], outcomes: [] as LoadOutcome[], perCpu: [] as number[] }));
+  ].map((side) => ({ ...side, learned: [] as LoadOutcome[], outcomes: [] as LoadOutcome[] }));
   for (const side of sides) side.learned = await load(side.node, `${side.label}-warm`, warm);
-  for (let round = 0; round < rounds; round++) {
-    // Which goes first alternates: a load trend within a round falls on both sides alike over the rounds.
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const cpu0 = side.node.cpuSeconds();
-      const outcomes = await load(side.node, `${side.label}-r${round}`, tickets, side.learned);
-      // The window the rows measured apart read (they wait 400 ms for the Redis meters): the load's last games ending are in it.
-      await new Promise((r) => setTimeout(r, 400));
-      side.perCpu.push(tally(outcomes).assigned / (side.node.cpuSeconds() - cpu0));
-      side.outcomes.push(...outcomes);
-    }
-  }
-  const [alone, clustered] = sides as [(typeof sides)[number], (typeof sides)[number]];
-  const ratios = alone.perCpu.map((perCpu, round) => clustered.perCpu[round]! / perCpu);
+  const [alonePerCpu, clusteredPerCpu] = (await interleavedRounds(rounds, sides, async (side, round) => {
+    const cpu0 = side.node.cpuSeconds();
+    const outcomes = await load(side.node, `${side.label}-r${round}`, tickets, side.learned);
+    // The window the rows measured apart read (they wait 400 ms for the Redis meters): the load's last games ending are in it.
+    await new Promise((r) => setTimeout(r, 400));
+    side.outcomes.push(...outcomes);
+    return tally(outcomes).assigned / (side.node.cpuSeconds() - cpu0);
+  })) as [number[], number[]];
+  const ratios = alonePerCpu.map((perCpu, round) => clusteredPerCpu[round]! / perCpu);
   const row = (subject: string, metric: string, value: number, higherIsBetter: boolean): BenchRow => ({ group, subject, metric, value, higherIsBetter });
   return [
     ...ratios.flatMap((ratio, round) => [
-      row(`round ${round + 1}`, 'embedded node: tickets per CPU s', alone.perCpu[round]!, true),
-      row(`round ${round + 1}`, '1-node cluster: tickets per CPU s', clustered.perCpu[round]!, true),
+      row(`round ${round + 1}`, 'embedded node: tickets per CPU s', alonePerCpu[round]!, true),
+      row(`round ${round + 1}`, '1-node cluster: tickets per CPU s', clusteredPerCpu[round]!, true),
       row(`round ${round + 1}`, '1-node cluster ÷ embedded node, tickets per CPU s', ratio, true),
     ]),
     ...sides.flatMap((side) => {

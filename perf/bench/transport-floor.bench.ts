@@ -107,7 +107,7 @@ class LatencySamples {
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-interface EchoResult {
+export interface EchoResult {
   readonly perSecond: number;
   /** Process CPU time (client, and server when in process) per echo: steadier than the rate when the cores are shared. */
   readonly cpuMicrosPerEcho: number;
@@ -134,7 +134,7 @@ class CpuMeter {
   }
 }
 
-interface Phase {
+export interface Phase {
   readonly warmupMs: number;
   readonly measureMs: number;
 }
@@ -252,19 +252,38 @@ const transportFloor: BenchSuite = {
  * (issue 15): the server's CPU per echo comes from /proc, beside the coordinator's per ticket.
  */
 async function measureApart(phase: Phase): Promise<BenchRow[]> {
-  const child = await startEchoChild();
-  const client = new EchoClientConstructor(`127.0.0.1:${child.port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
+  const echo = await openEchoApart();
   try {
-    const unary = await measureUnary(client, phase, () => child.cpuMicros());
-    const stream = await measureStream(client, phase, () => child.cpuMicros());
+    const unary = await echo.unary(phase);
+    const stream = await echo.stream(phase);
     return [
       ...rowsFor(`unary echo, ${unaryInFlight} in flight, ${APART}`, 'calls/s', unary),
       ...rowsFor(`bidi stream echo, window ${streamWindow}, ${APART}`, 'msgs/s', stream),
     ];
   } finally {
-    client.close();
-    await child.stop();
+    await echo.close();
   }
+}
+
+/** The echo server in its own process and a client of it, kept open between measurements (the end-to-end bench's rounds measure it several times). */
+export interface EchoApart {
+  unary(phase: Phase): Promise<EchoResult>;
+  stream(phase: Phase): Promise<EchoResult>;
+  close(): Promise<void>;
+}
+
+export async function openEchoApart(): Promise<EchoApart> {
+  const child = await startEchoChild();
+  const client = new EchoClientConstructor(`127.0.0.1:${child.port}`, grpc.credentials.createInsecure()) as unknown as EchoClient;
+  const serverCpu = () => child.cpuMicros();
+  return {
+    unary: (phase) => measureUnary(client, phase, serverCpu),
+    stream: (phase) => measureStream(client, phase, serverCpu),
+    async close() {
+      client.close();
+      await child.stop();
+    },
+  };
 }
 
 export const APART = 'server in its own process';
