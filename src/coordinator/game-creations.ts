@@ -134,8 +134,9 @@ export class GameCreations {
     this.place(creation);
   }
 
-  private place(creation: Creation): void {
-    const placed = this.placement.place(creation.factory, creation.requestId, creation.priority, this.ctx.now());
+  /** `failedOn`: the server it was just taken back from (another gets it first when one is free). */
+  private place(creation: Creation, failedOn?: string): void {
+    const placed = this.placement.place(creation.factory, creation.requestId, creation.priority, this.ctx.now(), failedOn);
     if ('serverId' in placed) {
       creation.stage = 'inflight';
       this.dispatch(creation, placed.serverId);
@@ -224,7 +225,7 @@ export class GameCreations {
     }
     this.ctx.out.event('requeued', { factory: creation.factory, cause });
     if (creation.ticketIds.length === 0) this.forget(creation);
-    else this.place(creation);
+    else this.place(creation, cause === 'disconnected' ? undefined : serverId);
     this.drain();
   }
 

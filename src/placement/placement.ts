@@ -23,7 +23,8 @@ export interface Drained {
 export class Placement {
   private readonly ledger: SlotLedger;
   private readonly demand = new DemandApportion();
-  private readonly queue = new CreationQueue<undefined>({ apportion: this.demand });
+  /** Each queued request's payload: the server it last failed on, if it did (see `place`). */
+  private readonly queue = new CreationQueue<string | undefined>({ apportion: this.demand });
 
   constructor(policy: ServerPolicy) {
     this.ledger = new SlotLedger(policy);
@@ -63,14 +64,17 @@ export class Placement {
   /**
    * Claims a slot for a new game of `factory` at once when nobody of that factory waits and a
    * server is free; otherwise queues the request at `priority` (smaller is served first; a
-   * request taken back keeps its original one).
+   * request taken back keeps its original one). `failedOn`: the server a request taken back
+   * failed on; another server with a free slot gets it first, now or when it leaves the queue (a
+   * server that accepts creations and never confirms would otherwise get the same one back, under
+   * the fill policy, until its breaker rests it: three creation timeouts).
    */
-  place(factory: string, requestId: string, priority: number, now: number): Placed {
+  place(factory: string, requestId: string, priority: number, now: number, failedOn?: string): Placed {
     if (this.queue.depth(factory) === 0) {
-      const serverId = this.ledger.claim(factory, now);
+      const serverId = this.ledger.claim(factory, now, failedOn);
       if (serverId !== undefined) return { serverId };
     }
-    this.queue.push(factory, requestId, undefined, priority);
+    this.queue.push(factory, requestId, failedOn, priority);
     return { position: this.queue.position(requestId)! };
   }
 
@@ -102,7 +106,7 @@ export class Placement {
         return ok;
       }, now);
       if (!next) break;
-      const serverId = this.ledger.claim(next.factory, now)!;
+      const serverId = this.ledger.claim(next.factory, now, next.payload)!;
       placed.push({ requestId: next.ticketId, factory: next.factory, serverId });
     }
     let retryAt: number | undefined;

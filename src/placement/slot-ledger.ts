@@ -200,14 +200,19 @@ export class SlotLedger {
     this.reindex(server, true);
   }
 
-  /** Claims a slot for a new game of `factory` on the server the policy prefers, or undefined. */
-  claim(factory: string, now: number): string | undefined {
+  /**
+   * Claims a slot for a new game of `factory` on the server the policy prefers, or undefined.
+   * `avoid`: a server this request just failed on (it timed out or refused): the policy's next
+   * choice when another is ready, that one only when it is the only one.
+   */
+  claim(factory: string, now: number, avoid?: string): string | undefined {
     this.advance(now);
     const slots = this.factories.get(factory);
     if (slots === undefined) return undefined;
     this.admitDue(slots);
-    const server = slots.ready.peek()?.server;
+    let server = slots.ready.peek()?.server;
     if (server === undefined) return undefined;
+    if (server.id === avoid) server = secondChoice(slots.ready)?.server ?? server;
     server.inFlight++;
     server.bucket.take(this.clock);
     this.reindex(server, false);
@@ -336,4 +341,12 @@ export class SlotLedger {
   private heapOf(slots: FactorySlots, state: SlotState): IndexedHeap<FactoryMembership> | undefined {
     return state === 'ready' ? slots.ready : state === 'waiting' ? slots.waiting : undefined;
   }
+}
+
+/** The heap's best after its top: one of the top's two children (O(1)). */
+function secondChoice(heap: IndexedHeap<FactoryMembership>): FactoryMembership | undefined {
+  const left = heap.at(1);
+  const right = heap.at(2);
+  if (left === undefined || right === undefined) return left ?? right;
+  return heap.before(right, left) ? right : left;
 }

@@ -49,6 +49,23 @@ describe('defects found in the core', () => {
     expect(a.listener.updates.find((u) => u.kind === 'queued')).toMatchObject({ position: 1 });
   });
 
+  it('a creation a server never confirmed goes to another server with a free slot, not back to it', async () => {
+    // Under the fill policy the failing server stayed first in line: the same creation went back to
+    // it until its breaker rested it, three timeouts later (a server accepting and never confirming).
+    const { coordinator, timers, connect } = setup(DUEL);
+    const servers = { s1: connect('s1', 10), s2: connect('s2', 10) };
+    coordinator.find(request('p1', 'duel', 'p1', 1500), new RecordingListener());
+    coordinator.find(request('p2', 'duel', 'p2', 1510), new RecordingListener());
+    await timers.advance(200);
+    const [first, other] = servers.s1.creates().length === 1 ? (['s1', 's2'] as const) : (['s2', 's1'] as const);
+    const [create] = servers[first].creates();
+    expect(create).toBeDefined();
+    await timers.advance(1000); // createTimeoutMs: taken back
+    const retried = servers[other].creates();
+    expect(retried.map((c) => c.requestId)).toEqual([create!.requestId]);
+    expect(servers[first].creates()).toHaveLength(1);
+  });
+
   it('QueryStats on a competitive factory counts the duels it formed while they run', async () => {
     const { coordinator, timers, connect } = setup(DUEL);
     const server = connect('s1', 10);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreationQueue, SlotLedger } from '../../src/placement/index.js';
+import { CreationQueue, Placement, SlotLedger } from '../../src/placement/index.js';
 
 /**
  * Ledger and queue together, the way the coordinator drains the queue when a server frees a
@@ -53,5 +53,32 @@ describe('placement: servers shared by a popular and a rare factory', () => {
     const at = ledger.nextStartAt('f', 0)!;
     expect(at).toBe(1000);
     expect(drainAfterSlotFreed(ledger, queue, 's', at)).toEqual(['f']);
+  });
+});
+
+describe('placement: a request taken back from the server it failed on', () => {
+  it('goes to another server with a free slot, at once or when it leaves the queue, and back to it only when no other has one', () => {
+    const placement = new Placement('fill');
+    // Fill prefers the fuller server: s1 runs more games, so every claim goes to it first.
+    placement.addServer('s1', ['f'], { maxGames: 5, maxStartsPerSecond: 0 }, 3, 0);
+    placement.addServer('s2', ['f'], { maxGames: 5, maxStartsPerSecond: 0 }, 0, 0);
+    expect(placement.place('f', 'fresh', 0, 0)).toEqual({ serverId: 's1' });
+    expect(placement.place('f', 'back', 0, 0, 's1')).toEqual({ serverId: 's2' });
+    // From the queue: a request waiting ahead of it, then slots free up on both.
+    const full = new Placement('fill');
+    full.addServer('s1', ['f'], { maxGames: 1, maxStartsPerSecond: 0 }, 1, 0);
+    full.addServer('s2', ['f'], { maxGames: 1, maxStartsPerSecond: 0 }, 1, 0);
+    expect(full.place('f', 'waiting', 1, 0)).toEqual({ position: 1 });
+    expect(full.place('f', 'back', 0, 0, 's1')).toEqual({ position: 1 }); // its original priority: first
+    full.gameEnded('s1');
+    full.gameEnded('s2');
+    expect(full.drain(0).placed.map((p) => [p.requestId, p.serverId])).toEqual([
+      ['back', 's2'],
+      ['waiting', 's1'],
+    ]);
+    // The only server with a slot is the one it failed on: it goes there rather than wait.
+    const lone = new Placement('fill');
+    lone.addServer('s1', ['f'], { maxGames: 5, maxStartsPerSecond: 0 }, 0, 0);
+    expect(lone.place('f', 'back', 0, 0, 's1')).toEqual({ serverId: 's1' });
   });
 });
