@@ -37,7 +37,7 @@ export class CoordinatorOperatorSource implements OperatorSource {
       name: f.name,
       template: f.template,
       strategy: f.strategy,
-      waitingTickets: f.pooled + f.queued,
+      waitingTickets: f.pooled + f.queuedTickets,
       queueLength: f.queued,
       openGames: f.openGames,
       openSlots: f.openSlots,

@@ -44,6 +44,12 @@ describe('QueryStats waiting_tickets over gRPC', () => {
     const one = await stats({ factory: 'diablo/difficulty=hard/hardcore=false/version=v201', template: '' });
     expect(Number(one.waitingTickets)).toBe(4);
 
+    // The operator page says the same (its board is sampled each second): 4 waiting, in a queue of 2 creations.
+    const totals = async () => (await (await fetch(`http://127.0.0.1:${coordinator.running.metricsPort}/api/overview`)).json()).totals;
+    let page = await totals();
+    for (const deadline = Date.now() + 5000; page.factories === 0 && Date.now() < deadline; page = await totals()) await new Promise((r) => setTimeout(r, 100));
+    expect(page).toMatchObject({ waitingTickets: 4, queueLength: 2 });
+
     calls[0]!.call.cancel();
     await eventually(() => coordinator.running.coordinator.view.ticket('a') === undefined);
     expect(Number((await stats({})).waitingTickets)).toBe(3);

@@ -67,6 +67,7 @@ export class CoreView implements CoordinatorView {
         servers: this.registry.servers(name).size,
         pooled: runtime.waiting() + this.parked.count(name),
         queued: this.creations.waiting(name),
+        queuedTickets: this.creations.waitingTickets(name),
         openGames: runtime.openGames(),
         openSlots: runtime.stats([], 'all', now)?.openSlots ?? 0,
         competitive: runtime.competitiveStats(),

@@ -38,6 +38,8 @@ export interface FactorySummary {
   readonly pooled: number;
   /** Creations waiting for a slot. */
   readonly queued: number;
+  /** Tickets in those creations (a creation carries a game's worth of parties). */
+  readonly queuedTickets: number;
   readonly openGames: number;
   /** Open seats over its open games (cooperative; 0 for competitive factories). */
   readonly openSlots: number;
