@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { checkCase } from './check.js';
 import { fitGrowth, withinBudget, type SizePoint } from './classify.js';
 import { arrayIncludes, binarySearch, mapLookup, sortCopy } from './reference-cases.js';
+import { measureCase } from './measure.js';
 import { formatVerdict } from './table.js';
 
 const sizes = Array.from({ length: 9 }, (_, k) => 2 ** (8 + k));
@@ -74,4 +75,13 @@ describe('measured reference operations', () => {
     expect(verdict.passed).toBe(true);
     expect(withinBudget(verdict.fit.fitted, 'O(1)')).toBe(false);
   }, timeoutMs);
+});
+
+describe('a case still measuring past its limit', () => {
+  test('fails with the reason, instead of running on (a case whose cost grows with the calls made once ran 15-20 minutes)', () => {
+    // Any case measures for longer than 50 ms (9 rounds of samples of 3 ms at each size).
+    const started = performance.now();
+    expect(() => measureCase(mapLookup, { maxCaseMs: 50 })).toThrow(/still measuring after \d+ s \(limit 0.05 s\): its cost grows with the calls made/);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 60_000);
 });

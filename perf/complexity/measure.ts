@@ -21,6 +21,12 @@ export interface MeasureOptions {
   readonly clock: 'main' | 'cpu' | 'wall';
   /** Collections between rounds stop once one takes longer than this (large heaps). */
   readonly collectionBudgetMs: number;
+  /**
+   * Calibrating and sampling a case past this fails it: a case whose cost grows with the calls
+   * made (each V8 Map move of the same key, say) picks ever larger W and ran 15-20 minutes, where
+   * a case takes seconds; the suite must fail, not hang the run.
+   */
+  readonly maxCaseMs: number;
 }
 
 export const defaultMeasureOptions: MeasureOptions = {
@@ -30,6 +36,7 @@ export const defaultMeasureOptions: MeasureOptions = {
   samples: 9,
   clock: 'main',
   collectionBudgetMs: 25,
+  maxCaseMs: 60_000,
 };
 
 export interface SizeMeasurement {
@@ -118,9 +125,12 @@ function timeCalls<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUn
  * then scale W to the target from the fastest of three more batches, so one collection landing in
  * a batch doesn't shrink W.
  */
-function calibrate<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUnderTest<State>, options: MeasureOptions): void {
+function calibrate<State>(loop: CallLoop, c: ComplexityCase<State>, size: SizeUnderTest<State>, options: MeasureOptions, inTime: () => void): void {
   const targetNs = options.targetSampleMs * 1e6;
-  const time = (calls: number): number => timeCalls(loop, c, size, calls, options.clock).ns;
+  const time = (calls: number): number => {
+    inTime();
+    return timeCalls(loop, c, size, calls, options.clock).ns;
+  };
   if (options.callsPerSample !== undefined) {
     time(options.callsPerSample);
     size.callsPerSample = options.callsPerSample;
@@ -169,6 +179,12 @@ export function measureCase<State>(c: ComplexityCase<State>, overrides: Partial<
     if (ms > options.collectionBudgetMs) collectBetweenRounds = false;
   };
   const loop = compileCallLoop();
+  const inTime = (): void => {
+    const ms = performance.now() - startedAt;
+    if (ms > options.maxCaseMs) {
+      throw new Error(`${c.name}: still measuring after ${Math.round(ms / 1000)} s (limit ${options.maxCaseMs / 1000} s): its cost grows with the calls made, which no budget allows`);
+    }
+  };
 
   const sizes: SizeUnderTest<State>[] = [];
   for (let log2 = options.minLog2; log2 <= options.maxLog2; log2++) {
@@ -178,10 +194,11 @@ export function measureCase<State>(c: ComplexityCase<State>, overrides: Partial<
   }
   collect();
   timed('calibrate', () => {
-    for (const size of sizes) calibrate(loop, c, size, options);
+    for (const size of sizes) calibrate(loop, c, size, options, inTime);
   });
 
   for (let round = 0; round < options.samples; round++) {
+    inTime();
     if (collectBetweenRounds) collect();
     timed('sample', () => {
       // Rotate the starting size so no size always follows the collection or a particular neighbour.
