@@ -6,13 +6,22 @@ export interface CliExit {
   readonly output: string;
 }
 
+/** How the command is run: `compiled` is the built entry as installed (`npm test` builds first). */
+export interface CliLaunch {
+  /** dist/src/cli/bin.js: it starts in a moment, and no tsx loader takes the signals from its first line. */
+  readonly compiled?: boolean;
+  /** Options for node itself (a `--require` preload). */
+  readonly nodeArgs?: readonly string[];
+}
+
 /**
  * The CLI as an operator runs it (its entry, bin.ts), from the sources (tsx's loader, so the test
- * needs no build) in one process: the `tsx` command would run the coordinator in a child of its
- * own, which a SIGKILL of the command leaves running after the test.
+ * needs no build) in one process, or compiled: the `tsx` command would run the coordinator in a
+ * child of its own, which a SIGKILL of the command leaves running after the test.
  */
-export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, launch: CliLaunch = {}): ChildProcess {
+  const entry = launch.compiled ? ['dist/src/cli/bin.js'] : ['--import', 'tsx', 'src/cli/bin.ts'];
+  return spawn(process.execPath, [...(launch.nodeArgs ?? []), ...entry, ...args], {
     cwd: process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
@@ -29,8 +38,8 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
 }
 
 /** Starts the CLI and resolves once it logs where it listens: its gRPC and metrics addresses. */
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; grpc: string; metrics: string; output: () => string }> {
-  const child = spawnCli(args, env);
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, launch: CliLaunch = {}): Promise<{ child: ChildProcess; grpc: string; metrics: string; output: () => string }> {
+  const child = spawnCli(args, env, launch);
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnCli } from './cli-process.js';
 
 /**
  * Preloaded into the command's process: says on stderr when a SIGTERM listener is added, and
@@ -33,9 +33,7 @@ describe('a signal while the command loads', () => {
     const watch = join(dir, 'watch.cjs');
     writeFileSync(watch, WATCH);
     // The compiled command as installed (tsx's loader takes the signals itself from the start).
-    const child = spawn(process.execPath, ['--require', watch, join(process.cwd(), 'dist/src/cli/bin.js'), 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data.d')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnCli(['start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data', join(dir, 'data.d')], {}, { compiled: true, nodeArgs: ['--require', watch] });
     let output = '';
     let signalled = false;
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

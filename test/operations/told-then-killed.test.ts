@@ -1,6 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
 import { GameServer } from '@gamefactory/game-server-sdk';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LmdbStore } from '../../src/storage/lmdb-store.js';
 import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { findGameRequest } from '../support/find-game.js';
+import { startCli } from './cli-process.js';
 
 const YAML = `
 placement: { policy: fill, createTimeoutMs: 60000, ticketTtlSeconds: 300 }
@@ -16,26 +16,6 @@ factories:
     partitioning: { region: [eu] }
     cooperative: { maxPlayers: 4 }
 `;
-
-/** The compiled command as installed, so it starts in a moment; resolves once it listens. */
-function startCli(dir: string, data: string): Promise<{ child: ChildProcess; port: number; exit: Promise<string> }> {
-  const child = spawn(
-    process.execPath,
-    [join(process.cwd(), 'dist/src/cli/bin.js'), 'start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--config', join(dir, 'factories.yaml'), '--data', data],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exit = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? String(code))));
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"grpc":"127\.0\.0\.1:(\d+)"/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]), exit });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    void exit.then((code) => reject(new Error(`the coordinator exited (${code}) before listening:\n${out}`)));
-  });
-}
 
 /**
  * A client told `queued` has a place: a kill -9 the moment the last one is told loses none of
@@ -54,9 +34,11 @@ describe('kill -9 while clients are being told they wait', () => {
   /** One coordinator on a data directory of its own, loaded, killed wherever the kill lands: the tickets it told queued, and those of them not stored. */
   async function toldThenKilled(round: number): Promise<{ told: number; missing: string[] }> {
     const data = join(dir, `data ${round}.d`);
-    const coordinator = await startCli(dir, data);
+    // Compiled: it starts in a moment, four times over.
+    const coordinator = await startCli(['start', '--insecure', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--config', join(dir, 'factories.yaml'), '--data', data], {}, { compiled: true });
+    const exit = new Promise<string>((resolve) => coordinator.child.once('exit', (code, signal) => resolve(signal ?? String(code))));
     cleanup.push(() => coordinator.child.kill('SIGKILL'));
-    const address = `127.0.0.1:${coordinator.port}`;
+    const address = coordinator.grpc;
     // One slot, held by a creation that never finishes: every other ticket waits for a slot.
     const server = new GameServer({
       addresses: address,
@@ -93,7 +75,7 @@ describe('kill -9 while clients are being told they wait', () => {
     await new Promise((r) => setTimeout(r, 1000 + 200 * round));
     coordinator.child.kill('SIGKILL');
     clearInterval(sending);
-    expect(await coordinator.exit).toBe('SIGKILL');
+    expect(await exit).toBe('SIGKILL');
     await new Promise((r) => setTimeout(r, 300)); // what it told before dying, still being read
     server.close();
     client.close();
