@@ -19,7 +19,7 @@ const session = new Session();
 session.connect();
 session.post('HeapProfiler.enable');
 session.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !process.env.ALLOCATION_SAMPLING_OLD });
-process.prependListener('SIGTERM', () => {
+for (const signal of ['SIGTERM', 'SIGINT']) process.prependListener(signal, () => {
   session.post('HeapProfiler.stopSampling', (error, result) => {
     if (error) return console.error('allocation sampling:', error.message);
     writeFileSync(join(process.env.ALLOCATION_PROFILE_DIR ?? '.', `allocations-${process.pid}.json`), JSON.stringify(result.profile));
