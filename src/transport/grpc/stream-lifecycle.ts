@@ -31,6 +31,10 @@ export class StreamLifecycle<Out> {
   private goneListeners: (() => void) | (() => void)[] | undefined;
   /** Bytes written since the peer last had nothing unread. */
   private unreadBytes = 0;
+  /** Reasons the peer's requests are not read now (see holdReads). */
+  private readHolds = 0;
+  /** Its write buffer is full: reads are held until it drains (pauseReadsWhenFull). */
+  private writeFull = false;
 
   constructor(
     private readonly call: OutboundStream<Out>,
@@ -81,11 +85,28 @@ export class StreamLifecycle<Out> {
       else this.unreadBytes += this.unread.sizeOf(message as never);
       if (this.unreadBytes > this.unread.maxBytes) return this.abort();
     }
-    if (!this.call.write(message) && this.pauseReadsWhenFull && 'pause' in this.call && !this.call.isPaused()) {
-      const duplex = this.call;
-      duplex.pause();
-      duplex.once('drain', () => duplex.resume());
+    if (!this.call.write(message) && this.pauseReadsWhenFull && !this.writeFull) {
+      this.writeFull = true;
+      this.holdReads();
+      this.call.once('drain', () => {
+        this.writeFull = false;
+        this.releaseReads();
+      });
     }
+  }
+
+  /**
+   * Stops reading the peer's requests until as many releaseReads: a duplex stream's reads are
+   * held for more than one reason (replies it does not read, inputs still waiting to be handled),
+   * and each reason lets go on its own.
+   */
+  holdReads(): void {
+    if (this.readHolds++ === 0 && 'pause' in this.call) this.call.pause();
+  }
+
+  releaseReads(): void {
+    if (this.readHolds === 0) return;
+    if (--this.readHolds === 0 && 'resume' in this.call) this.call.resume();
   }
 
   /** Ends the stream once: OK when `error` is undefined, else its status. Later calls do nothing. */
