@@ -83,6 +83,25 @@ describe('batching (issue 15)', () => {
     expect(refused.every((u) => u.update?.$case === 'error' && u.update.value.code === status.INVALID_ARGUMENT)).toBe(true);
   });
 
+  it('thousands of finds in one burst, half-closed at once: every one is handled, in order, before the stream ends', async () => {
+    // More than the coordinator handles in one event-loop turn (transport/grpc/input-pacer.ts): the
+    // rest wait for later turns, and the client's end waits behind them.
+    coordinator = await TestCoordinator.start(YAML);
+    await coordinator.server({ serverId: 's1', maxGames: 1000 }, { autoJoin: true, batch: true });
+    const ids = Array.from({ length: 3 * 1024 }, (_, i) => `f${i}`);
+    const batches: FindGamesRequest[] = [0, 1, 2].map((b) => ({
+      request: { $case: 'batch', value: { finds: ids.slice(b * 1024, (b + 1) * 1024).map(request), cancels: [] } },
+    }));
+    batches.push({ request: { $case: 'cancel', value: { ticketId: 'f3071' } } });
+    const updates = unpack(await exchange(coordinator.client(), batches));
+    const assigned = updates.filter((u) => u.update?.$case === 'assignment').map((u) => u.ticketId);
+    expect(new Set(assigned).size).toBe(3071);
+    expect(assigned).not.toContain('f3071');
+    // The cancel came after its find: it found the ticket waiting for its game's fourth player.
+    const cancelled = updates.find((u) => u.ticketId === 'f3071' && u.update?.$case === 'error');
+    expect(cancelled?.update?.$case === 'error' && cancelled.update.value.code).toBe(status.CANCELLED);
+  });
+
   it('a batching server gets its orders in CoordinatorBatch messages and sends its reports in ServerBatch', async () => {
     coordinator = await TestCoordinator.start(YAML);
     const server = await coordinator.server({ serverId: 's1' }, { autoJoin: true, batch: true });

@@ -18,6 +18,7 @@ import { PeerLimits } from '../../src/security/limits/peer-limits.js';
 import { JwtTokenVerifier } from '../../src/security/tokens/jwt-verifier.js';
 import { connectHandler } from '../../src/transport/grpc/game-server-link.js';
 import { matchmakerHandlers } from '../../src/transport/grpc/matchmaker.js';
+import { InputPacer } from '../../src/transport/grpc/input-pacer.js';
 import { MemoryStore } from '../coordinator/fixture.js';
 import { issue, makeCa, type KeyPairFiles } from './certs.js';
 import { AUDIENCE, ISSUER, SECRET } from './tokens.js';
@@ -74,8 +75,9 @@ beforeAll(async () => {
       }),
     ],
   });
-  server.addService(GameServerLinkService, { connect: connectHandler(coordinator, { keepaliveIntervalMs: 5000, now, log: silentLog }) });
-  server.addService(MatchmakerService, matchmakerHandlers(coordinator, coordinator.view, { now, log: silentLog }));
+  const pacer = new InputPacer(() => undefined);
+  server.addService(GameServerLinkService, { connect: connectHandler(coordinator, { keepaliveIntervalMs: 5000, now, log: silentLog, pacer }) });
+  server.addService(MatchmakerService, matchmakerHandlers(coordinator, coordinator.view, { now, log: silentLog, pacer }));
   const creds = await tlsServerCredentials({
     certFile: coordinatorCert.certFile,
     keyFile: coordinatorCert.keyFile,

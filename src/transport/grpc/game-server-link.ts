@@ -5,6 +5,7 @@ import type { Log } from '../../coordinator/ports.js';
 import { MatchmakingError } from '../../errors/index.js';
 import { CoordinatorMessage, type ServerMessage } from '../../generated/gamefactory/v1/game_server_link.js';
 import { decodeHello, decodeServerEvent, encodeOrder } from './codec.js';
+import type { InputPacer } from './input-pacer.js';
 import { asMatchmakingError } from './status.js';
 import { StreamLifecycle, type UnreadLimit } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
@@ -16,6 +17,8 @@ export interface GameServerLinkOptions {
   readonly onRejected?: (reason: string) => void;
   /** Replies a server may leave unread before its stream is ended. */
   readonly unread?: Omit<UnreadLimit, 'sizeOf'>;
+  /** Where reports wait their turn with the clients' finds, in arrival order. */
+  readonly pacer: InputPacer;
 }
 
 const orderSize = (message: CoordinatorMessage) => CoordinatorMessage.encode(message).finish().length;
@@ -73,28 +76,37 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
       if (serverId !== undefined) write({ order: { $case: 'keepalive', value: { sequence: ++sequence } } });
     });
 
+    // Heard at once (a server whose reports wait their turn is not silent); handled in turn, each
+    // report of a batch on its own, after what arrived before it.
+    const pacer = options.pacer;
+    let first = true;
     call.on('data', (message: ServerMessage) => {
       if (!stream.open) return;
       lastHeard = options.now();
-      if (serverId === undefined) return hello(message);
-      if (message.event?.$case !== 'batch') return report(serverId, message);
+      if (first) {
+        first = false;
+        return pacer.push(hello, message);
+      }
+      if (message.event?.$case !== 'batch') return pacer.push(report, message);
       const events = message.event.value.events;
-      if (events.length > MAX_BATCH) {
-        options.onRejected?.('batch');
-        channel.send({ kind: 'rejected', reason: `batch.events: ${events.length} reports in one message; at most ${MAX_BATCH}` });
-        return;
-      }
-      for (const event of events) {
-        if (!stream.open) return;
-        if (event.event?.$case === 'batch') {
-          options.onRejected?.('batch');
-          channel.send({ kind: 'rejected', reason: 'batch.events: a batch inside a batch' });
-        } else report(serverId, event);
-      }
+      if (events.length > MAX_BATCH) return pacer.push(refuseBatch, events.length);
+      for (const event of events) pacer.push(event.event?.$case === 'batch' ? refuseNested : report, event);
     });
 
-    /** One report after hello, alone or from a batch. */
-    const report = (serverId: string, message: ServerMessage): void => {
+    const refuseBatch = (count: number): void => {
+      if (!stream.open) return;
+      options.onRejected?.('batch');
+      channel.send({ kind: 'rejected', reason: `batch.events: ${count} reports in one message; at most ${MAX_BATCH}` });
+    };
+    const refuseNested = (): void => {
+      if (!stream.open) return;
+      options.onRejected?.('batch');
+      channel.send({ kind: 'rejected', reason: 'batch.events: a batch inside a batch' });
+    };
+
+    /** One report after hello, alone or from a batch; none once the stream is over (or its hello failed). */
+    const report = (message: ServerMessage): void => {
+      if (!stream.open || serverId === undefined) return;
       try {
         const event = decodeServerEvent(message, serverId);
         if (event === 'keepalive' || event === undefined) return;
@@ -110,6 +122,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     };
 
     const hello = (message: ServerMessage): void => {
+      if (!stream.open) return;
       try {
         if (message.event?.$case !== 'hello') {
           throw new MatchmakingError('FAILED_PRECONDITION', 'the first message on the stream must be hello');
@@ -125,6 +138,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
       }
     };
 
-    call.on('end', () => finish(undefined));
+    // After the reports that came before it have had their turn.
+    call.on('end', () => pacer.push(finish, undefined));
   };
 }

@@ -30,6 +30,7 @@ import { connectHandler } from './game-server-link.js';
 import { DEFAULT_MAX_UNREAD_BYTES } from './stream-lifecycle.js';
 import { watchStreamResets } from './stream-reset-budget.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
+import { InputPacer } from './input-pacer.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
 
@@ -125,6 +126,8 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       unaryLimitMs: options.unaryLimitMs,
     }),
   });
+  // One queue for every stream's inputs, so they are handled in arrival order, a turn's share at a time.
+  const pacer = new InputPacer((error) => options.log.warn({ err: error }, 'handling an input failed'));
   const unread = { maxBytes: options.maxUnreadBytesPerStream ?? DEFAULT_MAX_UNREAD_BYTES, onExceeded: () => options.onLimit?.('maxUnreadBytesPerStream', '') };
   const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes);
   // The methods every ticket passes through read and write their messages through wire-buffers.ts.
@@ -145,11 +148,12 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       log: options.log,
       onRejected: options.onServerMessageRejected,
       unread,
+      pacer,
     }),
   });
   server.addService(
     tolerant(matchmakerService),
-    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats, pacer }),
   );
 
   if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));

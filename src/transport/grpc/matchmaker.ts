@@ -18,6 +18,7 @@ import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
 import { checkId, checkKey, decodeAttributes, decodeFindRequest, decodeValue, encodeAssignment } from './codec.js';
 import { asMatchmakingError, statusCode, toServiceError } from './status.js';
+import { MAX_WAITING_CALLS, MAX_WAITING_INPUTS, type InputPacer } from './input-pacer.js';
 import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 import { principalOf } from '../../security/interceptor/security-interceptor.js';
@@ -30,7 +31,15 @@ export interface MatchmakerOptions {
   readonly onRefused?: (code: number) => void;
   /** QueryStats for the whole cluster (a cluster node asks the factories' owners); absent, the view answers. */
   readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
+  /** Where finds and cancels wait their turn with the game servers' reports, in arrival order. */
+  readonly pacer: InputPacer;
 }
+
+/** A call refused because too many inputs wait their turn already (InputPacer.full). */
+const overloaded = () => new MatchmakingError('RESOURCE_EXHAUSTED', `the coordinator is overloaded: more than ${MAX_WAITING_CALLS} requests wait to be handled; retry`, 1000);
+
+/** Runs a deferred piece of a call (the pacer's handler for inputs that are closures). */
+const runNow = (fn: () => void): void => fn();
 
 /**
  * The last assignment put on the wire and its wire form: the parties of a game are told the same
@@ -116,14 +125,19 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         stream.end(error);
       },
     };
+    if (options.pacer.full) return listener.fail(refuse(overloaded())!, ticketId);
     stream.onGone(() => coordinator.abandon(ticketId, listener));
-    try {
-      coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
-    } catch (error) {
-      refuse(error);
-      listener.fail(asMatchmakingError(error), ticketId);
-    }
-    forgetDecoded(call.request);
+    options.pacer.push(runNow, () => {
+      // Gone while it waited its turn: it never became a ticket.
+      if (!stream.open) return forgetDecoded(call.request);
+      try {
+        coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
+      } catch (error) {
+        refuse(error);
+        listener.fail(asMatchmakingError(error), ticketId);
+      }
+      forgetDecoded(call.request);
+    });
   };
 
   /**
@@ -163,6 +177,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       },
     };
     const find = (wire: FindGameRequest) => {
+      if (!stream.open) return; // gone while it waited its turn
       try {
         const decoded = decodeFindRequest(wire, caller);
         pending.add(decoded.ticketId);
@@ -173,6 +188,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       }
     };
     const cancel = (ticketId: string) => {
+      if (!stream.open) return;
       // Not this caller's ticket: that one cancel's error, the stream and the ticket go on.
       const refused = (error: unknown) => {
         const e = asMatchmakingError(error);
@@ -186,21 +202,37 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         refused(error);
       }
     };
+    const refuseBatch = ({ finds, cancels }: { readonly finds: readonly FindGameRequest[]; readonly cancels: readonly unknown[] }) => {
+      if (!stream.open) return;
+      const error = new MatchmakingError('INVALID_ARGUMENT', `batch: ${finds.length + cancels.length} in one message; at most ${MAX_BATCH}`);
+      refuse(error);
+      for (const wire of finds) listener.fail(error, wire.ticketId);
+    };
+    const pacer = options.pacer;
+    /** Reads held while this stream's inputs wait behind too many others. */
+    let held = false;
+    const letRead = () => {
+      held = false;
+      stream.releaseReads();
+    };
     call.on('data', (message: FindGamesRequest) => {
       const request = message.request;
-      if (request?.$case === 'find') find(request.value);
-      else if (request?.$case === 'cancel') cancel(request.value.ticketId);
-      if (request?.$case !== 'batch') return;
-      batching = true;
-      const { finds, cancels } = request.value;
-      if (finds.length + cancels.length > MAX_BATCH) {
-        const error = new MatchmakingError('INVALID_ARGUMENT', `batch: ${finds.length + cancels.length} in one message; at most ${MAX_BATCH}`);
-        refuse(error);
-        for (const wire of finds) listener.fail(error, wire.ticketId);
-        return;
+      if (request?.$case === 'find') pacer.push(find, request.value);
+      else if (request?.$case === 'cancel') pacer.push(cancel, request.value.ticketId);
+      else if (request?.$case === 'batch') {
+        batching = true;
+        const { finds, cancels } = request.value;
+        if (finds.length + cancels.length > MAX_BATCH) pacer.push(refuseBatch, request.value);
+        else {
+          for (const wire of finds) pacer.push(find, wire);
+          for (const { ticketId } of cancels) pacer.push(cancel, ticketId);
+        }
       }
-      for (const wire of finds) find(wire);
-      for (const { ticketId } of cancels) cancel(ticketId);
+      if (!held && pacer.waiting > MAX_WAITING_INPUTS) {
+        held = true;
+        stream.holdReads();
+        pacer.whenDrained(letRead);
+      }
     });
     // The stream is gone: its waiting tickets are abandoned (cancelled unless resumed elsewhere).
     stream.onGone(() => {
@@ -208,16 +240,22 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       for (const ticketId of pending) coordinator.abandon(ticketId, listener);
       pending.clear();
     });
-    call.on('end', () => {
+    // After the finds that came before it have had their turn.
+    const clientEnded = () => {
       clientDone = true;
       endIfDone();
-    });
+    };
+    call.on('end', () => pacer.push(clientEnded, undefined));
   };
 
   const cancelFind = (
     call: ServerUnaryCall<CancelFindRequest, CancelFindResponse>,
     callback: sendUnaryData<CancelFindResponse>,
   ): void => {
+    if (options.pacer.full) return callback(toServiceError(refuse(overloaded())!));
+    options.pacer.push(runNow, () => cancelOne(call, callback));
+  };
+  const cancelOne = (call: ServerUnaryCall<CancelFindRequest, CancelFindResponse>, callback: sendUnaryData<CancelFindResponse>): void => {
     try {
       checkId('ticket_id', call.request.ticketId);
       const answer = coordinator.cancel(call.request.ticketId, principalOf(call.metadata));
