@@ -252,6 +252,7 @@ export class CooperativeMatcher {
       game,
       pendingPlayers: [...playerIds],
       expiresAt: now + this.config.reservationMs,
+      order: 0,
       heapIndex: -1,
     };
     this.beforeChange(game);

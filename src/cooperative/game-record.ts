@@ -109,6 +109,8 @@ export interface Reservation extends HeapItem {
    */
   readonly pendingPlayers: string[];
   readonly expiresAt: number;
+  /** When it was made, among the book's reservations (set by ReservationBook.add): breaks ties of expiresAt. */
+  order: number;
 }
 
 export interface StartEntry extends HeapItem {

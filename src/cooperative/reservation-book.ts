@@ -4,12 +4,18 @@ import type { Reservation } from './game-record.js';
 /**
  * Outstanding seat reservations by token, and by deadline so that expiry costs O(log n) per
  * expired reservation and the next deadline is O(1) (no timers: the coordinator asks when).
+ * Reservations with the same deadline expire in the order they were made. (By token, as before,
+ * the heap compared strings at every level: parties reserving in one millisecond share a deadline,
+ * and their tokens share a long prefix, the creation's; removing one as its players joined was
+ * ~3% of a batched ticket's CPU.)
  */
 export class ReservationBook {
   private readonly byToken = new Map<string, Reservation>();
   private readonly byDeadline = new IndexedHeap<Reservation>(
-    (a, b) => a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.token < b.token),
+    (a, b) => a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.order < b.order),
   );
+  /** Reservations added so far: the next one's `order`. */
+  private added = 0;
 
   get size(): number {
     return this.byToken.size;
@@ -22,6 +28,7 @@ export class ReservationBook {
   add(reservation: Reservation): void {
     if (this.byToken.has(reservation.token)) throw new Error(`reservation token '${reservation.token}' is already in use`);
     this.byToken.set(reservation.token, reservation);
+    reservation.order = this.added++;
     this.byDeadline.push(reservation);
   }
 

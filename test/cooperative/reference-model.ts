@@ -131,7 +131,8 @@ export class ReferenceMatcher {
   expire(now: number): ReservationView[] {
     const expired = [...this.reservations.values()]
       .filter((r) => r.expiresAt <= now)
-      .sort((a, b) => a.expiresAt - b.expiresAt || (a.token < b.token ? -1 : 1))
+      // Ties in the order they were made: the Map's order, kept by a stable sort.
+      .sort((a, b) => a.expiresAt - b.expiresAt)
       .map((r) => this.view(r));
     for (const r of expired) this.release(r.token);
     return expired;
