@@ -62,6 +62,22 @@ describe('InputPacer', () => {
     expect(drained).toBe(2);
   });
 
+  it('does not keep what it handled while a backlog lasts', async () => {
+    const pacer = new InputPacer(() => undefined, 256);
+    const seen: number[] = [];
+    const handle = (n: number) => seen.push(n);
+    let next = 0;
+    // Each turn brings more than a turn's share: the queue never drains for 40 turns.
+    for (let turn = 0; turn < 40; turn++) {
+      for (let i = 0; i < 300; i++) pacer.push(handle, next++);
+      await nextTurn();
+    }
+    const queue = (pacer as unknown as { inputs: unknown[] }).inputs;
+    expect(queue.length).toBeLessThan(2 * 40 * (300 - 256) + 2048);
+    while (pacer.waiting > 0) await nextTurn();
+    expect(seen).toEqual(Array.from({ length: next }, (_, i) => i));
+  });
+
   it('is full, for new calls, once more than MAX_WAITING_CALLS inputs wait', async () => {
     const pacer = new InputPacer(() => undefined, 1);
     const handle = () => undefined;

@@ -11,6 +11,9 @@ export const MAX_WAITING_INPUTS = 4 * 1024;
  */
 export const MAX_WAITING_CALLS = 64 * 1024;
 
+/** Handled inputs at the front of the queue past which it is compacted while a backlog lasts. */
+const COMPACT_AFTER = 1024;
+
 /**
  * Every input of the process's streams (finds, cancels, game servers' reports), handled in the
  * order it arrived, at most `perTurn` in one event-loop turn; the rest wait for the next turn.
@@ -86,6 +89,13 @@ export class InputPacer {
       this.run(handle, input);
     }
     if (this.next < inputs.length) {
+      // Under a backlog that never drains, the handled front goes (amortised O(1) an input), so
+      // the lists do not grow by every input ever handled.
+      if (this.next >= COMPACT_AFTER && 2 * this.next >= inputs.length) {
+        handlers.splice(0, this.next);
+        inputs.splice(0, this.next);
+        this.next = 0;
+      }
       this.turnEnd = setImmediate(this.endTurn);
       return;
     }
