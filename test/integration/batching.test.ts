@@ -117,6 +117,23 @@ describe('batching (issue 15)', () => {
     expect(stats.players).toBe(8n);
   });
 
+  it('a server that floods reports has each handled in order, and its link stays up', async () => {
+    // Six batches of 1,024 reports at once: past 2,048 of its reports waiting their turn the link
+    // is not read until none waits (game-server-link.ts), and then read on.
+    coordinator = await TestCoordinator.start(YAML);
+    // Not a batching SDK server: that one would wrap these batches in its own.
+    const server = await coordinator.server({ serverId: 's1' }, {});
+    let n = 0;
+    for (let b = 0; b < 6; b++) {
+      const events = Array.from({ length: 1024 }, () => ({ event: { $case: 'gameEnded' as const, value: { gameId: `x${n++}` } } }));
+      server.send({ event: { $case: 'batch', value: { events } } });
+    }
+    await eventually(() => server.rejections.length >= n, 20_000);
+    expect(server.rejections).toHaveLength(n);
+    expect(server.rejections.map((r) => /"x(\d+)"/.exec(r)?.[1]).map(Number)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(server.ended).toBeUndefined();
+  });
+
   it('a bad report inside a batch is rejected alone; a batch inside a batch is rejected', async () => {
     coordinator = await TestCoordinator.start(YAML);
     const server = await coordinator.server({ serverId: 's1' }, { batch: true });

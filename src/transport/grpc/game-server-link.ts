@@ -23,6 +23,13 @@ export interface GameServerLinkOptions {
 
 const orderSize = (message: CoordinatorMessage) => CoordinatorMessage.encode(message).finish().length;
 
+/**
+ * A server's reports waiting their turn (InputPacer) past which its link is not read until none
+ * waits: a server that floods reports cannot grow the queue without bound, and one that sends a
+ * batch a tick never comes near it.
+ */
+const LINK_BACKLOG = 2 * MAX_BATCH;
+
 /** A server silent for this many keepalive intervals is gone. */
 const MISSED_KEEPALIVES = 3;
 
@@ -79,26 +86,46 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     // Heard at once (a server whose reports wait their turn is not silent); handled in turn, each
     // report of a batch on its own, after what arrived before it.
     const pacer = options.pacer;
+    /** This link's inputs still waiting their turn; past LINK_BACKLOG its reads are held until none waits. */
+    let backlog = 0;
+    let held = false;
+    const enqueue = <T>(handle: (input: T) => void, input: T): void => {
+      backlog++;
+      pacer.push(handle, input);
+      if (!held && backlog > LINK_BACKLOG) {
+        held = true;
+        stream.holdReads();
+      }
+    };
+    /** Every handler's first step. */
+    const dequeued = (): void => {
+      if (--backlog === 0 && held) {
+        held = false;
+        stream.releaseReads();
+      }
+    };
     let first = true;
     call.on('data', (message: ServerMessage) => {
       if (!stream.open) return;
       lastHeard = options.now();
       if (first) {
         first = false;
-        return pacer.push(hello, message);
+        return enqueue(hello, message);
       }
-      if (message.event?.$case !== 'batch') return pacer.push(report, message);
+      if (message.event?.$case !== 'batch') return enqueue(report, message);
       const events = message.event.value.events;
-      if (events.length > MAX_BATCH) return pacer.push(refuseBatch, events.length);
-      for (const event of events) pacer.push(event.event?.$case === 'batch' ? refuseNested : report, event);
+      if (events.length > MAX_BATCH) return enqueue(refuseBatch, events.length);
+      for (const event of events) enqueue(event.event?.$case === 'batch' ? refuseNested : report, event);
     });
 
     const refuseBatch = (count: number): void => {
+      dequeued();
       if (!stream.open) return;
       options.onRejected?.('batch');
       channel.send({ kind: 'rejected', reason: `batch.events: ${count} reports in one message; at most ${MAX_BATCH}` });
     };
     const refuseNested = (): void => {
+      dequeued();
       if (!stream.open) return;
       options.onRejected?.('batch');
       channel.send({ kind: 'rejected', reason: 'batch.events: a batch inside a batch' });
@@ -106,6 +133,7 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
 
     /** One report after hello, alone or from a batch; none once the stream is over (or its hello failed). */
     const report = (message: ServerMessage): void => {
+      dequeued();
       if (!stream.open || serverId === undefined) return;
       try {
         const event = decodeServerEvent(message, serverId);
@@ -121,7 +149,13 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
       }
     };
 
+    const ended = (): void => {
+      dequeued();
+      finish(undefined);
+    };
+
     const hello = (message: ServerMessage): void => {
+      dequeued();
       if (!stream.open) return;
       try {
         if (message.event?.$case !== 'hello') {
@@ -139,6 +173,6 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
     };
 
     // After the reports that came before it have had their turn.
-    call.on('end', () => pacer.push(finish, undefined));
+    call.on('end', () => enqueue(ended, undefined));
   };
 }
