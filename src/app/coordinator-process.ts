@@ -12,7 +12,7 @@ import { CoordinatorOperatorSource, startOperatorPage } from '../operator-page/i
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { ratingsView } from '../ratings/ratings-view.js';
 import { DEFAULT_PROBE_MS, LmdbStore } from '../storage/lmdb-store.js';
-import { storeGateInterceptor } from '../transport/grpc/interceptors/store-gate.js';
+import { storeGateInterceptor, storeRefusal } from '../transport/grpc/interceptors/store-gate.js';
 import { checkDataDirectory } from '../storage/data-directory/check-data-directory.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import { openSharedRatings } from '../redis/ratings/index.js';
@@ -259,6 +259,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     onLimit: (limit) => metrics.limitHit(limit),
     // Embedded, tickets live in LMDB: while it cannot write, new ones are refused (the gate sits after authentication).
     extra: [...(security ? [security.interceptor] : []), ...(host ? [storeGate(store, host.view, options.dataDir, metrics)] : [])],
+    // ...and asked again when a find's turn comes: the store may have failed while it waited.
+    ...(host && { refuseNewTicket: storeRefusal(storeGateOptions(store, host.view, options.dataDir)) }),
     ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
@@ -306,14 +308,17 @@ function reloadAnswer(result: ReloadResult): ReloadAnswer {
   }
 }
 
-function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, metrics: CoordinatorMetrics) {
-  return storeGateInterceptor({
+function storeGateOptions(store: LmdbStore, view: CoordinatorView, dataDir: string) {
+  return {
     failing: () => store.health.failing(),
-    known: (ticketId) => view.ticket(ticketId) !== undefined,
+    known: (ticketId: string) => view.ticket(ticketId) !== undefined,
     storeName: `the ticket store (LMDB in ${dataDir})`,
     retryAfterMs: DEFAULT_PROBE_MS,
-    onRefused: () => metrics.findRefused(14),
-  });
+  };
+}
+
+function storeGate(store: LmdbStore, view: CoordinatorView, dataDir: string, metrics: CoordinatorMetrics) {
+  return storeGateInterceptor({ ...storeGateOptions(store, view, dataDir), onRefused: () => metrics.findRefused(14) });
 }
 
 /** The transport's commands and the view it reads, as one handle for tests and tools. */

@@ -1,3 +1,4 @@
+import type { MatchmakingError } from '../../errors/index.js';
 import { Server, ServerCredentials, status, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
@@ -53,6 +54,8 @@ export interface GrpcServerOptions {
   readonly log: Log;
   readonly onServerMessageRejected?: (kind: string) => void;
   readonly onFindRefused?: (code: number) => void;
+  /** Why a new ticket is refused when its turn comes, if it is (the store gate's question, asked again). */
+  readonly refuseNewTicket?: (ticketId: string) => MatchmakingError | undefined;
   /** Authentication, roles, rate limits: checked on every call before its handler (see interceptors/). */
   readonly gates?: readonly CallGate[];
   /** Every call's end (method, status, duration). */
@@ -153,7 +156,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     tolerant(matchmakerService),
-    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats, pacer }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats, pacer, refuseNewTicket: options.refuseNewTicket }),
   );
 
   if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));

@@ -33,6 +33,8 @@ export interface MatchmakerOptions {
   readonly clusterStats?: (query: StatsQuery, now: number) => Promise<StatsAnswer>;
   /** Where finds and cancels wait their turn with the game servers' reports, in arrival order. */
   readonly pacer: InputPacer;
+  /** Why a new ticket is refused when its turn comes (the store gate's question, asked again), if it is. */
+  readonly refuseNewTicket?: (ticketId: string) => MatchmakingError | undefined;
 }
 
 /** A call refused because too many inputs wait their turn already (InputPacer.full). */
@@ -131,6 +133,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       // Gone while it waited its turn: it never became a ticket.
       if (!stream.open) return forgetDecoded(call.request);
       try {
+        const refused = options.refuseNewTicket?.(ticketId);
+        if (refused) throw refused;
         coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
       } catch (error) {
         refuse(error);
@@ -179,6 +183,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     const find = (wire: FindGameRequest) => {
       if (!stream.open) return; // gone while it waited its turn
       try {
+        const refused = options.refuseNewTicket?.(wire.ticketId);
+        if (refused) throw refused;
         const decoded = decodeFindRequest(wire, caller);
         pending.add(decoded.ticketId);
         coordinator.find(decoded, listener);

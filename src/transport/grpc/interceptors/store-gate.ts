@@ -1,6 +1,7 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor } from '@grpc/grpc-js';
 import type { FindGameRequest, FindGamesRequest, FindGameUpdate } from '../../../generated/gamefactory/v1/matchmaker.js';
 import { MatchmakerService } from '../../../generated/gamefactory/v1/matchmaker.js';
+import { MatchmakingError } from '../../../errors/index.js';
 import { passThrough } from './pass-through.js';
 
 export interface StoreGateOptions {
@@ -21,7 +22,7 @@ export interface StoreGateOptions {
  * find is that ticket's error update; the stream goes on.
  */
 export function storeGateInterceptor(options: StoreGateOptions): ServerInterceptor {
-  const refusal = (error: Error) => `${options.storeName} cannot write (${error.message.split('\n')[0]}): new tickets are refused until it can; waiting tickets keep their place`;
+  const refusal = (error: Error) => storeRefusalMessage(options, error);
   const refuses = (ticketId: string): Error | undefined => {
     const error = options.failing();
     if (error === undefined || options.known(ticketId)) return undefined;
@@ -78,5 +79,22 @@ export function storeGateInterceptor(options: StoreGateOptions): ServerIntercept
       return intercepting;
     }
     return passThrough(call);
+  };
+}
+
+function storeRefusalMessage(options: Pick<StoreGateOptions, 'storeName'>, error: Error): string {
+  return `${options.storeName} cannot write (${error.message.split('\n')[0]}): new tickets are refused until it can; waiting tickets keep their place`;
+}
+
+/**
+ * The gate's question asked again when a find's turn comes (transport/grpc/input-pacer.ts): the
+ * store may have failed while it waited, and a ticket taken then could not be kept either. The
+ * refusal is the gate's; the caller counts it.
+ */
+export function storeRefusal(options: Omit<StoreGateOptions, 'onRefused'>): (ticketId: string) => MatchmakingError | undefined {
+  return (ticketId) => {
+    const error = options.failing();
+    if (error === undefined || options.known(ticketId)) return undefined;
+    return new MatchmakingError('UNAVAILABLE', storeRefusalMessage(options, error), options.retryAfterMs);
   };
 }
