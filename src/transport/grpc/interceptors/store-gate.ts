@@ -22,12 +22,11 @@ export interface StoreGateOptions {
  * find is that ticket's error update; the stream goes on.
  */
 export function storeGateInterceptor(options: StoreGateOptions): ServerInterceptor {
-  const refusal = (error: Error) => storeRefusalMessage(options, error);
-  const refuses = (ticketId: string): Error | undefined => {
-    const error = options.failing();
-    if (error === undefined || options.known(ticketId)) return undefined;
-    options.onRefused?.();
-    return error;
+  const refusalOf = storeRefusal(options);
+  const refuses = (ticketId: string): MatchmakingError | undefined => {
+    const refused = refusalOf(ticketId);
+    if (refused) options.onRefused?.();
+    return refused;
   };
   return (descriptor, call) => {
     if (descriptor.path === MatchmakerService.findGame.path) {
@@ -41,11 +40,11 @@ export function storeGateInterceptor(options: StoreGateOptions): ServerIntercept
         start: (next) =>
           next({
             onReceiveMessage: (message: FindGameRequest, nextMessage) => {
-              const error = typeof message?.ticketId === 'string' ? refuses(message.ticketId) : undefined;
-              if (!error) return nextMessage(message);
+              const refused = typeof message?.ticketId === 'string' ? refuses(message.ticketId) : undefined;
+              if (!refused) return nextMessage(message);
               const metadata = new Metadata();
               metadata.set('retry-after-ms', String(options.retryAfterMs));
-              intercepting.sendStatus({ code: status.UNAVAILABLE, details: refusal(error), metadata });
+              intercepting.sendStatus({ code: status.UNAVAILABLE, details: refused.message, metadata });
             },
           }),
       });
@@ -58,9 +57,9 @@ export function storeGateInterceptor(options: StoreGateOptions): ServerIntercept
             onReceiveMessage: (message: FindGamesRequest, nextMessage) => {
               const request = message?.request;
               const refuse = (find: FindGameRequest): boolean => {
-                const error = refuses(find.ticketId);
-                if (!error) return false;
-                const update: FindGameUpdate = { ticketId: find.ticketId, update: { $case: 'error', value: { code: status.UNAVAILABLE, message: refusal(error) } } };
+                const refused = refuses(find.ticketId);
+                if (!refused) return false;
+                const update: FindGameUpdate = { ticketId: find.ticketId, update: { $case: 'error', value: { code: status.UNAVAILABLE, message: refused.message } } };
                 intercepting.sendMessage(update, () => {});
                 return true;
               };
@@ -82,19 +81,16 @@ export function storeGateInterceptor(options: StoreGateOptions): ServerIntercept
   };
 }
 
-function storeRefusalMessage(options: Pick<StoreGateOptions, 'storeName'>, error: Error): string {
-  return `${options.storeName} cannot write (${error.message.split('\n')[0]}): new tickets are refused until it can; waiting tickets keep their place`;
-}
-
 /**
- * The gate's question asked again when a find's turn comes (transport/grpc/input-pacer.ts): the
- * store may have failed while it waited, and a ticket taken then could not be kept either. The
- * refusal is the gate's; the caller counts it.
+ * The gate's question (why a new ticket is refused now, if it is), for the gate at receipt and
+ * again when a find's turn comes (transport/grpc/input-pacer.ts): the store may have failed while
+ * it waited, and a ticket taken then could not be kept either. The caller counts a refusal.
  */
 export function storeRefusal(options: Omit<StoreGateOptions, 'onRefused'>): (ticketId: string) => MatchmakingError | undefined {
   return (ticketId) => {
     const error = options.failing();
     if (error === undefined || options.known(ticketId)) return undefined;
-    return new MatchmakingError('UNAVAILABLE', storeRefusalMessage(options, error), options.retryAfterMs);
+    const message = `${options.storeName} cannot write (${error.message.split('\n')[0]}): new tickets are refused until it can; waiting tickets keep their place`;
+    return new MatchmakingError('UNAVAILABLE', message, options.retryAfterMs);
   };
 }
