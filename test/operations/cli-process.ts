@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 export interface CliExit {
   readonly code: number | null;
@@ -50,4 +54,20 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, l
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('exit', (code, signal) => reject(new Error(`the coordinator exited (${code ?? signal}) before listening:\n${out}`)));
   });
+}
+
+/**
+ * For a suite: a temporary directory (named `prefix` and a random suffix) holding `yaml` as
+ * factories.yaml, and a list of clean-ups (processes to kill, clients to close), run last first
+ * after the suite, before the directory goes.
+ */
+export function suiteDirectory(prefix: string, yaml: string): { readonly dir: string; readonly cleanup: (() => void)[] } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(dir, 'factories.yaml'), yaml);
+  const cleanup: (() => void)[] = [];
+  afterAll(() => {
+    for (const fn of cleanup.reverse()) fn();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, cleanup };
 }

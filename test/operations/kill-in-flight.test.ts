@@ -1,10 +1,9 @@
 import { credentials, status } from '@grpc/grpc-js';
 import { GameServer, type GameOrder } from '@gamefactory/game-server-sdk';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { suiteDirectory } from './cli-process.js';
 import { findGame, findGameRequest } from '../support/find-game.js';
 import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
@@ -64,13 +63,7 @@ async function retryWhileUnavailable<T>(call: () => Promise<T>, ms = 30_000): Pr
  * with the same ticket id gets that game's endpoint and token, and the server lets the player in.
  */
 describe('kill -9 while a CreateGame is in flight', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gamefactory kill-in-flight.test-'));
-  writeFileSync(join(dir, 'factories.yaml'), YAML);
-  const cleanup: (() => void)[] = [];
-  afterAll(() => {
-    for (const fn of cleanup.reverse()) fn();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, cleanup } = suiteDirectory('gamefactory kill-in-flight.test-', YAML);
 
   it('the retry with the same ticket id gets the re-announced game, its endpoint and its token', async () => {
     const first = await startCli(dir, 0);

@@ -1,13 +1,11 @@
 import { credentials } from '@grpc/grpc-js';
 import { GameServer } from '@gamefactory/game-server-sdk';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LmdbStore } from '../../src/storage/lmdb-store.js';
 import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamefactory/v1/matchmaker.js';
 import { findGameRequest } from '../support/find-game.js';
-import { startCli } from './cli-process.js';
+import { startCli, suiteDirectory } from './cli-process.js';
 
 const YAML = `
 placement: { policy: fill, createTimeoutMs: 60000, ticketTtlSeconds: 300 }
@@ -23,13 +21,7 @@ factories:
  * went out first (20 of 10,000 waiting tickets missing after a restart, in one run from outside).
  */
 describe('kill -9 while clients are being told they wait', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gamefactory told then killed '));
-  writeFileSync(join(dir, 'factories.yaml'), YAML);
-  const cleanup: (() => void)[] = [];
-  afterAll(() => {
-    for (const fn of cleanup.reverse()) fn();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, cleanup } = suiteDirectory('gamefactory told then killed ', YAML);
 
   /** One coordinator on a data directory of its own, loaded, killed wherever the kill lands: the tickets it told queued, and those of them not stored. */
   async function toldThenKilled(round: number): Promise<{ told: number; missing: string[] }> {
