@@ -52,15 +52,14 @@ export class InputPacer {
 
   /** Handles `input` now if it can, else after every input that arrived before it. */
   push<T>(handle: (input: T) => void, input: T): void {
+    this.turnEnd ??= setImmediate(this.endTurn);
     if (this.waiting === 0 && this.handled < this.perTurn) {
       this.handled++;
-      this.turnEnd ??= setImmediate(this.endTurn);
       this.run(handle as (input: never) => void, input as never);
       return;
     }
     this.handlers.push(handle as (input: never) => void);
     this.inputs.push(input);
-    this.turnEnd ??= setImmediate(this.endTurn);
   }
 
   /** Too much waits for a new call to join the queue (MAX_WAITING_CALLS). */
