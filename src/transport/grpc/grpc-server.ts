@@ -1,10 +1,6 @@
 import type { MatchmakingError } from '../../errors/index.js';
 import { Server, ServerCredentials, status, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { HealthImplementation } from 'grpc-health-check';
 import type { GrpcSettings } from '../../config/config.js';
 import { GRPC_DEFAULTS } from '../../config/schema.js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
@@ -34,9 +30,8 @@ import { interceptorChain, type CallGate, type CallRecord } from './interceptors
 import { InputPacer } from './input-pacer.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
+import { contractReflection } from './reflection.js';
 
-const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
-const PROTO_FILES = ['gamefactory/v1/game_server_link.proto', 'gamefactory/v1/matchmaker.proto', 'gamefactory/v1/ratings.proto', 'gamefactory/v1/admin.proto'];
 /** What a drained coordinator tells its clients to wait before retrying (metadata retry-after-ms). */
 export const DRAIN_RETRY_AFTER_MS = 2000;
 
@@ -186,15 +181,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   const tolerantServer = { addService: (service, implementation) => server.addService(tolerant(service), implementation) } as Pick<Server, 'addService'>;
   health.addToServer(tolerantServer as Server);
 
-  const definitions = loadSync([...PROTO_FILES, healthProtoPath], {
-    includeDirs: [PROTO_ROOT],
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  new ReflectionService(definitions).addToServer(tolerantServer);
+  contractReflection().addToServer(tolerantServer);
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(address, options.credentials ?? ServerCredentials.createInsecure(), (err, boundPort) =>
