@@ -47,6 +47,8 @@ export interface CorePlace {
   readonly players?: PlayerIndex;
   /** Also store tickets riding a creation in flight (see GameCreations). */
   readonly storeInFlight?: boolean;
+  /** ...as its order is sent, not once it is overdue (a cluster's matcher owner; see CoordinatorCore's options). */
+  readonly storeInFlightAtOnce?: boolean;
   /** Called once each step's effects are applied (a cluster owner commits the step's writes then). */
   readonly afterStep?: () => void;
   /** For this long after the start, finds for a factory no server serves yet wait for one (a new owner's servers are reconnecting). */
@@ -88,6 +90,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
       ratings: environment.ratings,
       solving: { offloadAtTickets: environment.workers ? WORKER_BATCH_MIN_TICKETS : undefined },
       storeInFlight: place.storeInFlight,
+      storeInFlightAtOnce: place.storeInFlightAtOnce,
       awaitServersUntil: place.awaitServersMs === undefined ? undefined : environment.now() + place.awaitServersMs,
       serves: place.serves,
     },

@@ -57,6 +57,7 @@ function normalise(raw: RawConfig): CoordinatorConfig {
       maxQueuedPerFactory: raw.placement.maxQueuedPerFactory,
       maxPooledPerFactory: raw.placement.maxPooledPerFactory,
       ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
+      storeInFlightAfterMs: raw.placement.storeInFlightAfterMs,
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
     grpc: { ...raw.grpc },

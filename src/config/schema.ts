@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../attributes/limits.js';
 import { limitsSchema } from '../security/limits/limits-config.js';
 import { securitySchema } from '../security/security-config.js';
+import { DEFAULT_STORE_IN_FLIGHT_AFTER_MS } from './config.js';
 
 /** Defaults of the `grpc` section, also what a gRPC server started without settings uses. */
 export const GRPC_DEFAULTS = {
@@ -263,8 +264,14 @@ export const configSchema = z.strictObject({
       maxPooledPerFactory: z.number().int().min(1).max(10_000_000).default(100_000),
       /** A ticket not assigned within this ends with DEADLINE_EXCEEDED. */
       ticketTtlSeconds: z.number().int().min(1).max(86_400).default(300),
+      /**
+       * The tickets of a creation not yet confirmed this long after its order are stored with where
+       * it was sent (a restarted coordinator then gives their retries the game the server
+       * re-announces); 0: at once. Most servers confirm sooner, and those tickets are never written.
+       */
+      storeInFlightAfterMs: z.number().int().min(0).max(600_000).default(DEFAULT_STORE_IN_FLIGHT_AFTER_MS),
     })
-    .default({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, maxPooledPerFactory: 100_000, ticketTtlSeconds: 300 }),
+    .default({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, maxPooledPerFactory: 100_000, ticketTtlSeconds: 300, storeInFlightAfterMs: DEFAULT_STORE_IN_FLIGHT_AFTER_MS }),
   servers: z
     .strictObject({
       /** Keepalive period on the game-server stream; silence for 3 periods disconnects a server. */

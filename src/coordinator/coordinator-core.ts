@@ -43,6 +43,12 @@ export interface CoreOptions {
    */
   readonly storeInFlight?: boolean;
   /**
+   * Store them the moment the order is sent, not once `placement.storeInFlightAfterMs` has passed
+   * without a confirmation: a cluster's owner, whose step commits its writes in one MULTI at no
+   * extra round trip, and whose successor must know every ticket it acknowledged.
+   */
+  readonly storeInFlightAtOnce?: boolean;
+  /**
    * Until this time, a find for a factory no server serves yet waits for one instead of being
    * refused FAILED_PRECONDITION: a new matcher owner's servers re-announce within moments.
    */
@@ -141,7 +147,7 @@ export class CoordinatorCore {
     this.games = new RunningGames(ctx, this.registry);
     this.restored = new RestoredTickets(ctx, config.placement.ticketTtlMs, restored);
     const positions = new QueuePositions(ctx, this.book, this.restored, this.registry);
-    this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight ?? true);
+    this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight === false ? 'never' : options.storeInFlightAtOnce ? 'at-once' : 'unconfirmed');
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored);
@@ -286,6 +292,7 @@ export class CoordinatorCore {
     this.begin(at);
     this.desk.beginShutdown();
     this.restored.beginShutdown();
+    this.creations.storeInFlightNow();
     this.book.beginShutdown();
     return this.end();
   }
@@ -331,6 +338,8 @@ export class CoordinatorCore {
         return this.restored.expire(id);
       case DeadlineKind.CreateTimeout:
         return this.creations.timedOut(id);
+      case DeadlineKind.StoreInFlight:
+        return this.creations.storeDue(id);
       case DeadlineKind.DrainRetry:
         return this.creations.drain();
       case DeadlineKind.PositionRefresh:

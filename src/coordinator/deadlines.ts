@@ -26,9 +26,11 @@ export enum DeadlineKind {
   AwaitServer,
   /** An assigned ticket's retention for retries ends (set with `append`: never replaced or deleted). */
   Retention,
+  /** A creation still in flight this long after its order: its tickets are stored with where it was sent. */
+  StoreInFlight,
 }
 
-const KINDS = 11;
+const KINDS = 12;
 
 /**
  * Every deadline of the core in one binary heap and one queue, on the core's own clock: the edge reads

@@ -1,3 +1,4 @@
+import { DEFAULT_STORE_IN_FLIGHT_AFTER_MS } from '../config/config.js';
 import type { Placement, ServerCapacity } from '../placement/index.js';
 import type { CoreContext } from './core-context.js';
 import { DeadlineKind } from './deadlines.js';
@@ -47,9 +48,14 @@ export class GameCreations {
     /**
      * Store the tickets of each creation sent to a server, with where it was sent (else only
      * tickets that wait are stored): after a crash, or on a cluster's new owner, the game the
-     * server re-announces is theirs and their retries get it. A write per created game.
+     * server re-announces is theirs and their retries get it. `unconfirmed`: only once the
+     * creation has waited `placement.storeInFlightAfterMs` for its confirmation. Most servers
+     * confirm sooner, and storing every ticket ordered, then removing it when assigned, was a
+     * quarter of the embedded coordinator's CPU a ticket; a kill -9 inside that window costs a game
+     * whose seats lapse, and the tickets' retries get another (a ticket that waited keeps its
+     * waiting record, and its place, until then). `at-once`: as the order is sent.
      */
-    private readonly storeInFlight: boolean,
+    private readonly storeInFlight: 'unconfirmed' | 'at-once' | 'never',
   ) {}
 
   // ---------------------------------------------------------------- servers
@@ -121,6 +127,8 @@ export class GameCreations {
       seats: plan.seats.map((seat) => ({ ...seat })),
       dispatchedSeats: 0,
       dispatches: 0,
+      orderedAt: undefined,
+      storedInFlight: false,
       token: this.ctx.newId(),
       stage: 'queued',
       // Older tickets first: a creation's place in line is its oldest ticket's arrival.
@@ -157,6 +165,7 @@ export class GameCreations {
     const confirmWithinMs = this.ctx.config.placement.createTimeoutMs;
     creation.stage = 'inflight';
     creation.serverId = serverId;
+    creation.orderedAt = this.ctx.now();
     creation.dispatchedSeats = creation.seats.length;
     let onServer = this.inFlight.get(serverId);
     if (!onServer) this.inFlight.set(serverId, (onServer = new Set()));
@@ -176,17 +185,42 @@ export class GameCreations {
       region: creation.region,
       ...(creation.quality && { quality: creation.quality }),
     }, `${creation.requestId}#${++creation.dispatches}`);
-    if (this.storeInFlight) for (const ticketId of creation.ticketIds) this.book.persist(ticketId, this.placedRecord(creation, ticketId));
     this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
+    if (this.storeInFlight === 'never') return;
+    const afterMs = this.storeInFlight === 'at-once' ? 0 : (this.ctx.config.placement.storeInFlightAfterMs ?? DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
+    // Stored already (ordered before, and taken back): the record says where it is now.
+    if (afterMs === 0 || creation.storedInFlight) this.storeTickets(creation);
+    else this.ctx.deadlines.set(DeadlineKind.StoreInFlight, creation.requestId, this.ctx.now() + afterMs);
   }
 
-  /** What is stored of a ticket's creation in flight (see TicketRecord.placed). */
-  private placedRecord(creation: Creation, ticketId: string): PlacedRecord {
+  /** A creation's confirmation is overdue for storing: if it is still in flight, its tickets are stored. */
+  storeDue(requestId: string): void {
+    const creation = this.creations.get(requestId);
+    if (creation?.stage === 'inflight' && !creation.storedInFlight) this.storeTickets(creation);
+  }
+
+  /** The process is going down: creations in flight not stored yet are, with where they were sent. */
+  storeInFlightNow(): void {
+    if (this.storeInFlight === 'never') return;
+    for (const requestId of this.inFlightIds()) this.storeDue(requestId);
+  }
+
+  private *inFlightIds(): Iterable<string> {
+    for (const onServer of this.inFlight.values()) yield* onServer;
+  }
+
+  private storeTickets(creation: Creation): void {
+    creation.storedInFlight = true;
+    for (const ticketId of creation.ticketIds) this.book.persist(ticketId, this.placedRecord(creation, ticketId, creation.orderedAt!));
+  }
+
+  /** What is stored of a ticket's creation in flight (see TicketRecord.placed); `at`: when its seat was sent. */
+  private placedRecord(creation: Creation, ticketId: string, at: number): PlacedRecord {
     return {
       requestId: creation.requestId,
       serverId: creation.serverId!,
       token: creation.token,
-      at: this.ctx.now(),
+      at,
       team: creation.seats.find((s) => s.ticketId === ticketId)?.team ?? 0,
       map: creation.map,
       region: creation.region,
@@ -215,6 +249,7 @@ export class GameCreations {
   /** An in-flight creation failed, timed out or lost its server: its slot is freed and it goes back in line. */
   takeBack(creation: Creation, cause: TakeBackCause): void {
     this.ctx.deadlines.delete(DeadlineKind.CreateTimeout, creation.requestId);
+    this.ctx.deadlines.delete(DeadlineKind.StoreInFlight, creation.requestId);
     const serverId = creation.serverId!;
     creation.serverId = undefined;
     this.inFlight.get(serverId)?.delete(creation.requestId);
@@ -265,6 +300,7 @@ export class GameCreations {
 
   private forget(creation: Creation): void {
     this.creations.delete(creation.requestId);
+    this.ctx.deadlines.delete(DeadlineKind.StoreInFlight, creation.requestId);
     this.unmarkRideable(creation);
     if (creation.stage === 'queued') {
       this.markWaiting(creation, false);
@@ -318,8 +354,8 @@ export class GameCreations {
       if (creation.stage === 'queued') {
         this.book.persist(ticket.id);
         this.reportPosition(ticket);
-      } else if (this.storeInFlight) {
-        this.book.persist(ticket.id, this.placedRecord(creation, ticket.id));
+      } else if (creation.storedInFlight) {
+        this.book.persist(ticket.id, this.placedRecord(creation, ticket.id, this.ctx.now()));
       }
       return true;
     }

@@ -78,7 +78,7 @@ const invalid: { name: string; yaml: string; path: string; problem: RegExp }[] =
 describe('factories.yaml: parse -> validate -> normalise', () => {
   it('normalises a valid file: defaults filled in, values typed', () => {
     const config = parseConfig(minimal);
-    expect(config.placement).toEqual({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, maxPooledPerFactory: 100_000, ticketTtlMs: 300_000 });
+    expect(config.placement).toEqual({ policy: 'fill', createTimeoutMs: 5000, maxQueuedPerFactory: 100_000, maxPooledPerFactory: 100_000, ticketTtlMs: 300_000, storeInFlightAfterMs: 100 });
     const [template] = config.templates;
     expect(template!.axes).toEqual([{ key: 'difficulty', values: ['s:normal', 's:hard'] }]);
     expect(template!.strategy).toEqual({ kind: 'cooperative', settings: { maxPlayers: 4, order: 'fill', reservationMs: 10_000 } });

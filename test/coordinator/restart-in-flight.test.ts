@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerHello } from '../../src/coordinator/messages.js';
+import { DEFAULT_STORE_IN_FLIGHT_AFTER_MS } from '../../src/config/config.js';
 import { RecordingChannel, setup, settle } from './fixture.js';
 
 /**
  * The coordinator dies while a CreateGame is in flight: the server creates the game anyway and
  * re-announces it (with the order's request id) to the restarted coordinator. The tickets placed in
- * it were stored with where their game went, so their retries get that game, not a refusal or a new one.
+ * it were stored with where their game went once it went unconfirmed for `placement.storeInFlightAfterMs`,
+ * so their retries get that game, not a refusal or a new one.
  */
 describe('a restart while a game creation is in flight', () => {
   const hello = (serverId: string, requestId: string | undefined, playerIds: string[] = []): ServerHello => ({
@@ -17,16 +19,49 @@ describe('a restart while a game creation is in flight', () => {
     runningGames: [{ gameId: 'g', factory: 'party/region=eu', matchable: new Map(), playerIds, open: true, startedAt: 0, ...(requestId !== undefined && { requestId }) }],
   });
 
-  async function crashWithOrderInFlight() {
+  /** `unconfirmedMs` after the order (by default past `placement.storeInFlightAfterMs`, so its tickets were stored). */
+  async function crashWithOrderInFlight(unconfirmedMs = DEFAULT_STORE_IN_FLIGHT_AFTER_MS) {
     const before = setup();
     const s1 = before.connect('s1', 5);
     before.find('x', ['x1', 'x2'], 'party');
     await settle();
     const [order] = s1.creates();
+    await before.timers.advance(unconfirmedMs);
     // No GameCreated reaches the coordinator, and no drain stores anything: it is killed.
     const after = setup(undefined, [...before.store.records.values()], before.store);
     return { order: order!, after };
   }
+
+  it('within storeInFlightAfterMs of the order nothing of it was written: the retry is a new ticket, seated in the re-announced game as in any open one', async () => {
+    const { order, after } = await crashWithOrderInFlight(DEFAULT_STORE_IN_FLIGHT_AFTER_MS - 1);
+    expect(after.store.records.size).toBe(0);
+    const s1 = new RecordingChannel();
+    after.coordinator.connectServer(hello('s1', order.requestId), s1);
+    const retry = after.find('x', ['x1', 'x2'], 'party');
+    await settle();
+    // Not tied to the order (its reservation lapses on the server): seats reserved anew.
+    expect(retry.listener.assignment).toMatchObject({ gameId: 'g', serverId: 's1', created: false });
+    expect(retry.listener.assignment?.reservationToken).not.toBe(order.reservationToken);
+    expect(s1.orders).toEqual([expect.objectContaining({ kind: 'reserveSeats', gameId: 'g', playerIds: ['x1', 'x2'] })]);
+  });
+
+  it('a ticket that waited keeps its waiting record, and its place, while its creation is in flight and not yet stored', async () => {
+    const before = setup();
+    const s1 = before.connect('s1', 1);
+    before.find('first', ['f1'], 'party');
+    before.find('waits', ['w1'], 'party', new Map([['act', 'i:2']]));
+    await settle();
+    expect(before.store.records.get('waits')?.placed).toBeUndefined(); // queued behind the first: stored as waiting
+    before.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: s1.creates()[0]!.requestId, gameId: 'g1' });
+    before.coordinator.onServerEvent('s1', { kind: 'gameEnded', gameId: 'g1' });
+    await settle();
+    expect(s1.creates().map((o) => o.playerIds)).toEqual([['f1'], ['w1']]); // the slot is free: its creation is ordered
+    const kept = before.store.records.get('waits');
+    expect(kept).toMatchObject({ arrival: 2 });
+    expect(kept?.placed).toBeUndefined();
+    await before.timers.advance(DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
+    expect(before.store.records.get('waits')?.placed).toMatchObject({ requestId: s1.creates()[1]!.requestId, serverId: 's1' });
+  });
 
   it('gives the retry the re-announced game, its endpoint and its token; its players hold their seats', async () => {
     const { order, after } = await crashWithOrderInFlight();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_STORE_IN_FLIGHT_AFTER_MS } from '../../src/config/config.js';
 import { describe, expect, it } from 'vitest';
 import { MatchmakingError } from '../../src/errors/index.js';
 import type { Principal } from '../../src/security/tokens/principal.js';
@@ -63,22 +64,44 @@ describe('ticket ownership in the core', () => {
     }
   });
 
-  it('stores a ticket whose game creation is in flight with where it went, and forgets it once the game is confirmed', async () => {
-    const { coordinator, connect, find, store } = setup();
+  it('stores a ticket whose game creation goes unconfirmed for storeInFlightAfterMs with where it went, and forgets it once the game is confirmed', async () => {
+    const { connect, find, store, timers } = setup();
     const deaf = connect('deaf', 5);
     find('placing');
     await settle();
     const [order] = deaf.creates(); // sent, not confirmed yet
-    expect(store.records.get('placing')?.placed).toMatchObject({ requestId: order!.requestId, serverId: 'deaf', token: order!.reservationToken });
-    coordinator.beginShutdown();
-    expect(store.records.get('placing')?.request.ticketId).toBe('placing');
+    expect(store.records.has('placing')).toBe(false);
+    await timers.advance(DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
+    expect(store.records.get('placing')?.placed).toMatchObject({ requestId: order!.requestId, serverId: 'deaf', token: order!.reservationToken, at: 1_000_000 });
 
     const live = setup();
     const server = live.connect('s1', 5);
     live.find('t');
     await settle();
+    await live.timers.advance(DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
     expect(live.store.records.has('t')).toBe(true);
     live.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: server.creates()[0]!.requestId, gameId: 'g' });
     expect(live.store.records.has('t')).toBe(false);
+  });
+
+  it('never writes a ticket whose game is confirmed sooner, and stores one still in flight when the process drains', async () => {
+    const writes: string[] = [];
+    const quick = setup();
+    const save = quick.store.save.bind(quick.store);
+    quick.store.save = (record) => (writes.push(record.request.ticketId), save(record));
+    const server = quick.connect('s1', 5);
+    quick.find('t');
+    await settle();
+    await quick.timers.advance(DEFAULT_STORE_IN_FLIGHT_AFTER_MS - 1);
+    quick.coordinator.onServerEvent('s1', { kind: 'gameCreated', requestId: server.creates()[0]!.requestId, gameId: 'g' });
+    await quick.timers.advance(DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
+    expect(writes).toEqual([]);
+
+    const draining = setup();
+    const deaf = draining.connect('deaf', 5);
+    draining.find('placing');
+    await settle();
+    draining.coordinator.beginShutdown();
+    expect(draining.store.records.get('placing')?.placed).toMatchObject({ requestId: deaf.creates()[0]!.requestId, serverId: 'deaf' });
   });
 });

@@ -33,6 +33,10 @@ export interface Creation extends Omit<CreationPlan, 'ticketIds' | 'seats'> {
   dispatchedSeats: number;
   /** Orders sent so far: each attempt is a distinct order (an id the edge will not drop as a repeat). */
   dispatches: number;
+  /** When its latest order was sent, on the core's clock. */
+  orderedAt: number | undefined;
+  /** Its tickets are stored with where it was sent (see GameCreations.storeTickets); riders are, as they join. */
+  storedInFlight: boolean;
   readonly token: string;
   /** queued: waiting in line; inflight: ordered on a server; done. */
   stage: 'queued' | 'inflight' | 'done';

@@ -368,6 +368,7 @@ export class MatcherSeat implements Answering, LocalAnswering {
       restored,
       orders: new LocalDelivery(),
       storeInFlight: true,
+      storeInFlightAtOnce: true,
       afterStep: () => this.afterStep(),
       awaitServersMs: 2 * this.options.leaseMs,
     });
