@@ -11,8 +11,9 @@
  * itself and does nothing else. A FindGame ticket is a 107-byte request answered by a ~160-byte
  * assignment, and on the server's side of the load generator it also costs a quarter of a
  * CreateGame and its GameCreated, a PlayerJoined report and a quarter of a GameEnded (coalesced
- * per tick on the game servers' streams), and two writes to LMDB (the ticket's record when its
- * game is ordered, its removal when it is assigned). FindGame is a server-streaming call where the
+ * per tick on the game servers' streams); no LMDB write, since its game is confirmed within
+ * placement.storeInFlightAfterMs (a ticket whose creation is not is written with where it went,
+ * and removed when assigned). FindGame is a server-streaming call where the
  * echo is unary. The load generator (player clients and 20 fake game servers) runs on the same
  * cores as the coordinator, as the echo's client runs beside the echo server: its CPU per ticket
  * is printed beside the echo client's, since on a machine of two cores it bounds both rates.
