@@ -202,11 +202,7 @@ export class GameCreations {
   /** The process is going down: creations in flight not stored yet are, with where they were sent. */
   storeInFlightNow(): void {
     if (this.storeInFlight === 'never') return;
-    for (const requestId of this.inFlightIds()) this.storeDue(requestId);
-  }
-
-  private *inFlightIds(): Iterable<string> {
-    for (const onServer of this.inFlight.values()) yield* onServer;
+    for (const onServer of this.inFlight.values()) for (const requestId of onServer) this.storeDue(requestId);
   }
 
   private storeTickets(creation: Creation): void {

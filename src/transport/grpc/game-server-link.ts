@@ -114,21 +114,19 @@ export function connectHandler(coordinator: CoordinatorCommands, options: GameSe
       }
       if (message.event?.$case !== 'batch') return enqueue(report, message);
       const events = message.event.value.events;
-      if (events.length > MAX_BATCH) return enqueue(refuseBatch, events.length);
-      for (const event of events) enqueue(event.event?.$case === 'batch' ? refuseNested : report, event);
+      if (events.length > MAX_BATCH) return enqueue(refuseBatch, `batch.events: ${events.length} reports in one message; at most ${MAX_BATCH}`);
+      for (const event of events) {
+        if (event.event?.$case === 'batch') enqueue(refuseBatch, 'batch.events: a batch inside a batch');
+        else enqueue(report, event);
+      }
     });
 
-    const refuseBatch = (count: number): void => {
+    /** A batch too large, or one inside a batch: refused in its turn, the stream goes on. */
+    const refuseBatch = (reason: string): void => {
       dequeued();
       if (!stream.open) return;
       options.onRejected?.('batch');
-      channel.send({ kind: 'rejected', reason: `batch.events: ${count} reports in one message; at most ${MAX_BATCH}` });
-    };
-    const refuseNested = (): void => {
-      dequeued();
-      if (!stream.open) return;
-      options.onRejected?.('batch');
-      channel.send({ kind: 'rejected', reason: 'batch.events: a batch inside a batch' });
+      channel.send({ kind: 'rejected', reason });
     };
 
     /** One report after hello, alone or from a batch; none once the stream is over (or its hello failed). */

@@ -1,7 +1,7 @@
-import type { MatchmakingError } from '../../errors/index.js';
 import { Server, ServerCredentials, status, type ServerInterceptor, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { GrpcSettings } from '../../config/config.js';
+import type { MatchmakingError } from '../../errors/index.js';
 import { GRPC_DEFAULTS } from '../../config/schema.js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Log } from '../../coordinator/ports.js';
