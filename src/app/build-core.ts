@@ -5,6 +5,7 @@ import type { SliceSolver } from '../competitive/index.js';
 import type { CoordinatorConfig } from '../config/config.js';
 import { CoordinatorCore } from '../coordinator/coordinator-core.js';
 import { EventHub } from '../coordinator/edges/events.js';
+import type { Effect } from '../coordinator/effects.js';
 import type { Log, TicketRecord, TicketStore, Timers } from '../coordinator/ports.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
@@ -57,6 +58,10 @@ export interface CorePlace {
   readonly idPrefix?: string;
   /** The factories this core runs (a shard's); absent: every factory its servers can host. */
   readonly serves?: (factory: string) => boolean;
+  /** A cluster shard's owner: orders wait for the step's commit too, and a failed commit drops what waited (HostParts.fenced). */
+  readonly fenced?: boolean;
+  /** Sees every effect as it is made (HostParts.seen). */
+  readonly seen?: (effect: Effect) => void;
 }
 
 /** Fills in what a caller (a test) leaves out: random ids, Math.random, ratings in memory, no workers, a new hub. */
@@ -108,6 +113,8 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
     workers: environment.workers,
     events: environment.events,
     afterStep: place.afterStep,
+    fenced: place.fenced,
+    seen: place.seen,
   });
 }
 

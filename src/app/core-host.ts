@@ -12,7 +12,7 @@ import type { Log, TicketStore, Timers } from '../coordinator/ports.js';
 import { MatchmakingError } from '../errors/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import type { Principal } from '../security/tokens/principal.js';
-import { TOLD, ToldAfterWrites } from './told-after-writes.js';
+import { TOLD, TOLD_OR_ORDERED, ToldAfterWrites } from './told-after-writes.js';
 
 /** Where a host applies effects: the process's (or a cluster node's) side of the core. */
 export interface HostParts {
@@ -34,6 +34,13 @@ export interface HostParts {
   readonly events: EventHub;
   /** Called once a step's effects are all applied (a cluster owner commits the step's writes then). */
   readonly afterStep?: () => void;
+  /**
+   * A cluster shard's owner: orders wait for the commit of the writes before them as tells do, and
+   * a failed commit (the term is over) tells and orders nothing of what waited on it.
+   */
+  readonly fenced?: boolean;
+  /** Sees every effect as the step makes it, before anything is held (a cluster owner keeps assignments in the step's commit). */
+  readonly seen?: (effect: Effect) => void;
 }
 
 /**
@@ -58,6 +65,8 @@ export class CoreHost implements CoordinatorCommands {
   private closed = false;
   /** With a store that commits in the background (LMDB): what a step tells clients waits for its writes. */
   private readonly telling: ToldAfterWrites | undefined;
+  /** The effects that wait for the writes before them. */
+  private readonly held: ReadonlySet<Effect['kind']>;
 
   constructor(
     readonly core: CoordinatorCore,
@@ -65,7 +74,8 @@ export class CoreHost implements CoordinatorCommands {
     readonly parts: HostParts,
   ) {
     const store = parts.store;
-    this.telling = store?.inFlight ? new ToldAfterWrites(() => store.inFlight!(), (effect) => this.performNow(effect)) : undefined;
+    this.telling = store?.inFlight ? new ToldAfterWrites(() => store.inFlight!(), (effect) => this.performNow(effect), parts.fenced === true) : undefined;
+    this.held = parts.fenced ? TOLD_OR_ORDERED : TOLD;
     this.apply(core.advance(parts.now()));
   }
 
@@ -154,7 +164,8 @@ export class CoreHost implements CoordinatorCommands {
   }
 
   private perform(effect: Effect): void {
-    if (this.telling && TOLD.has(effect.kind)) this.telling.tellOrHold(effect);
+    this.parts.seen?.(effect);
+    if (this.telling && this.held.has(effect.kind)) this.telling.tellOrHold(effect);
     else this.performNow(effect);
   }
 

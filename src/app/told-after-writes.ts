@@ -9,6 +9,13 @@ import type { Effect } from '../coordinator/effects.js';
 export const TOLD = new Set<Effect['kind']>(['update', 'fail']);
 
 /**
+ * What a cluster shard's owner holds: orders to game servers too. A new owner rebuilds the shard
+ * from what its predecessor committed, so an order it never committed (a creation, seats reserved)
+ * would be a game or a seat nobody restores, and its players would be placed a second time.
+ */
+export const TOLD_OR_ORDERED = new Set<Effect['kind']>(['update', 'fail', 'order']);
+
+/**
  * Holds what a step tells clients until the ticket writes made before it are committed, in the
  * order the core made it. LMDB commits a batch in the background some milliseconds after the step:
  * a client told `queued` in between, and the process killed -9, came back to a coordinator with
@@ -24,6 +31,12 @@ export class ToldAfterWrites {
     /** The store's commit in flight, undefined when none is. */
     private readonly inFlight: () => PromiseLike<unknown> | undefined,
     private readonly tell: (effect: Effect) => void,
+    /**
+     * A commit that fails drops what waits on it (a fenced cluster owner: its term is over and the
+     * next owner tells from what was committed); otherwise it is told anyway (LMDB: the ticket
+     * lives on in memory, and only its restart recovery was lost).
+     */
+    private readonly dropOnFailure = false,
   ) {}
 
   /** Tells now when nothing is in flight or held, else after the commit in flight and whatever waits before it. */
@@ -49,15 +62,17 @@ export class ToldAfterWrites {
   }
 
   private waitFor(commit: PromiseLike<unknown>): void {
-    const release = () => this.release();
-    commit.then(release, release);
+    commit.then(
+      () => this.release(true),
+      () => this.release(!this.dropOnFailure),
+    );
   }
 
-  private release(): void {
+  private release(tell: boolean): void {
     // The group stays first while it is told: what a listener causes meanwhile (a reentrant
     // input) queues behind it, after the rest of the group, never before.
     const group = this.held[0]!;
-    for (let i = 0; i < group.effects.length; i++) this.tell(group.effects[i]!);
+    for (let i = 0; tell && i < group.effects.length; i++) this.tell(group.effects[i]!);
     this.held.shift();
     const next = this.held[0];
     if (next) this.waitFor(next.commit);

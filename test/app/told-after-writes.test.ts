@@ -60,6 +60,21 @@ describe('ToldAfterWrites', () => {
     expect(told).toEqual([1]);
   });
 
+  it("a fenced owner's commit that fails tells nothing that waited on it, and what waits on the next is told", async () => {
+    const told: number[] = [];
+    const a = commit();
+    const b = commit();
+    let inFlight: Promise<boolean> = a.promise;
+    const gate = new ToldAfterWrites(() => inFlight, (e) => told.push((e as { fields: { n: number } }).fields.n), true);
+    gate.tellOrHold(log(1));
+    inFlight = b.promise;
+    gate.tellOrHold(log(2));
+    a.fail(new Error('shard 3: term 9 of node-a is over'));
+    b.settle(true);
+    await flush();
+    expect(told).toEqual([2]);
+  });
+
   it('what a listener causes while a group is told goes after the rest of that group', async () => {
     const told: number[] = [];
     const a = commit();
