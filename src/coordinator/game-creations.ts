@@ -16,7 +16,7 @@ export type CreationAssignments = readonly { readonly ticketId: string; readonly
 /** How many queued parties to try against newly opened seats per event: bounds the work. */
 const QUEUED_MATCH_WINDOW = 16;
 
-export type TakeBackCause = 'timeout' | 'failed' | 'disconnected';
+export type TakeBackCause = 'timeout' | 'failed' | 'full' | 'disconnected';
 
 /**
  * Game creations from request to confirmation (Battle.net talk, "Queueing and Distribution"): a
@@ -251,7 +251,7 @@ export class GameCreations {
     this.inFlight.get(serverId)?.delete(creation.requestId);
     if (cause !== 'disconnected') {
       this.placement.release(serverId);
-      const resting = this.roster.creationFailed(serverId);
+      const resting = cause === 'full' ? undefined : this.roster.creationFailed(serverId);
       if (resting) this.placement.setCapacity(serverId, resting, this.ctx.now());
     }
     this.ctx.out.event('requeued', { factory: creation.factory, cause });

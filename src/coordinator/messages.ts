@@ -47,7 +47,17 @@ export interface RunningGame {
 /** What a game server reports after its hello. */
 export type ServerEvent =
   | { readonly kind: 'gameCreated'; readonly requestId: string; readonly gameId: string }
-  | { readonly kind: 'gameCreationFailed'; readonly requestId: string; readonly reason: string }
+  | {
+      readonly kind: 'gameCreationFailed';
+      readonly requestId: string;
+      readonly reason: string;
+      /**
+       * The server had no free slot: in a cluster each shard's owner sees the server's free slots
+       * and two may order the last one at once. The creation goes back in line at its priority and
+       * the server is not counted as failing.
+       */
+      readonly noFreeSlot?: boolean;
+    }
   | { readonly kind: 'playerJoined'; readonly gameId: string; readonly playerId: string }
   | { readonly kind: 'playerLeft'; readonly gameId: string; readonly playerId: string }
   | { readonly kind: 'gameAttributesChanged'; readonly gameId: string; readonly matchable: AttributeSet }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome } from '../coordinator/edges/index.js';
+import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome, RequeueCause } from '../coordinator/edges/index.js';
 import { TalliedCounter, TalliedHistogram } from './tallies.js';
 
 /**
@@ -189,7 +189,7 @@ export class CoordinatorMetrics {
     this.placements.inc(factory);
   }
 
-  requeued(factory: string, cause: 'timeout' | 'failed' | 'disconnected'): void {
+  requeued(factory: string, cause: RequeueCause): void {
     this.requeues.inc({ factory, cause });
   }
 

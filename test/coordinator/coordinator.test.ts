@@ -57,6 +57,25 @@ describe('coordinator core, deterministic', () => {
     expect(x.listener.assignment?.gameId).toBe('g');
   });
 
+  it('does not back off a server that refused creations for want of a free slot (another shard took it), and places again', async () => {
+    const { coordinator, connect, find } = setup();
+    const busy = connect('busy', 10);
+    const full = () => {
+      const order = busy.creates().at(-1)!;
+      coordinator.onServerEvent('busy', { kind: 'gameCreationFailed', requestId: order.requestId, reason: 'no free slot', noFreeSlot: true });
+    };
+    const x = find('x');
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      full();
+    }
+    await settle();
+    expect(busy.creates()).toHaveLength(6);
+    expect(coordinator.view.servers()[0]!.backedOff).toBe(false);
+    coordinator.onServerEvent('busy', { kind: 'gameCreated', requestId: busy.creates()[5]!.requestId, gameId: 'g' });
+    expect(x.listener.assignment?.gameId).toBe('g');
+  });
+
   it('frees a reserved seat whose player never joins, and lets that player find again', async () => {
     const { coordinator, timers, connect, find } = setup();
     const server = connect('s', 10);

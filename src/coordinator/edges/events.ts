@@ -1,7 +1,8 @@
 import type { Log } from '../log.js';
 
 export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
-export type RequeueCause = 'timeout' | 'failed' | 'disconnected';
+/** `full`: the server refused for want of a free slot (another shard's owner took it first): not a failure of the server. */
+export type RequeueCause = 'timeout' | 'failed' | 'full' | 'disconnected';
 
 /**
  * What the core tells the world, pushed as it happens (metrics, the operator page, logs).

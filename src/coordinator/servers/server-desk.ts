@@ -118,8 +118,9 @@ export class ServerDesk {
       case 'gameCreationFailed': {
         const creation = this.creations.inFlightOn(serverId, event.requestId);
         if (!creation) return this.ordered.failedLate(serverId, event.requestId) ? undefined : `unknown request_id "${event.requestId}"`;
-        this.ctx.out.warn({ serverId, reason: event.reason }, 'game creation failed');
-        this.creations.takeBack(creation, 'failed');
+        if (event.noFreeSlot) this.ctx.out.debug({ serverId }, 'game server had no free slot for a creation');
+        else this.ctx.out.warn({ serverId, reason: event.reason }, 'game creation failed');
+        this.creations.takeBack(creation, event.noFreeSlot ? 'full' : 'failed');
         return undefined;
       }
       case 'capacityChanged': {
