@@ -10,6 +10,7 @@ import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
+import { registerSimulateClusterCommand } from './simulate-cluster-command.js';
 import { releaseEarlySignals } from './early-signals.js';
 
 // Loaded: from here each command handles the signals (start below; the others by default).
@@ -215,6 +216,7 @@ program
 
 registerClientCommands(program);
 registerSimulateCommand(program);
+registerSimulateClusterCommand(program);
 registerCheckCommand(program);
 registerReplayCommand(program);
 
