@@ -9,7 +9,16 @@ export interface StreamId {
 export interface StreamEntry {
   readonly id: StreamId;
   readonly fields: readonly string[];
+  /** The node (Redis' listpack of up to NODE_ENTRIES appended entries) holding it: "~" trims whole nodes. */
+  readonly node: number;
 }
+
+/**
+ * Entries one node of a stream holds (stream-node-max-entries). Redis also closes a node at 4 KB
+ * (stream-node-max-bytes), which entries of over ~40 bytes reach first: then its nodes hold fewer
+ * and "~" trims more finely there than here.
+ */
+export const NODE_ENTRIES = 100;
 
 export const INVALID_ID = 'ERR Invalid stream ID specified as stream command argument';
 
@@ -39,6 +48,8 @@ export class Stream {
   lastId: StreamId = { ms: 0, seq: 0 };
   /** Entries ever added (XINFO's entries-added); kept so a trimmed stream still refuses smaller ids. */
   added = 0;
+  private tailNode = 0;
+  private inTailNode = 0;
 
   /** The id XADD gives for "*" or "<ms>-*" or an explicit id, refused unless above the last one. */
   nextId(requested: string, now: number): StreamId {
@@ -66,13 +77,41 @@ export class Stream {
     copy.entries = [...this.entries];
     copy.lastId = this.lastId;
     copy.added = this.added;
+    copy.tailNode = this.tailNode;
+    copy.inTailNode = this.inTailNode;
     return copy;
   }
 
   append(id: StreamId, fields: readonly string[]): void {
-    this.entries.push({ id, fields });
+    if (this.inTailNode >= NODE_ENTRIES || this.entries.length === 0) {
+      this.tailNode++;
+      this.inTailNode = 0;
+    }
+    this.inTailNode++;
+    this.entries.push({ id, fields, node: this.tailNode });
     this.lastId = id;
     this.added++;
+  }
+
+  /**
+   * XTRIM / XADD's trim, as Redis' streamTrim: whole nodes from the head while the stream stays at
+   * or above `maxlen` without them (for MINID: while a node's last id is below it); then, unless
+   * approximate, single entries of the head node.
+   */
+  trim(keep: (entry: StreamEntry, index: number, length: number) => boolean, wholeNode: (node: StreamEntry[], length: number) => boolean, approximate: boolean): number {
+    const before = this.entries.length;
+    while (this.entries.length > 0) {
+      const head = this.entries[0]!.node;
+      const node = this.entries.filter((e) => e.node === head);
+      if (!wholeNode(node, this.entries.length)) break;
+      this.entries.splice(0, node.length);
+    }
+    if (!approximate) {
+      let cut = 0;
+      while (cut < this.entries.length && !keep(this.entries[cut]!, cut, this.entries.length - cut)) cut++;
+      this.entries.splice(0, cut);
+    }
+    return before - this.entries.length;
   }
 
   range(from: StreamId, to: StreamId): StreamEntry[] {

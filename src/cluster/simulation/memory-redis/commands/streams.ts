@@ -5,14 +5,6 @@ import { command, syntaxError, upper, type CommandContext, type CommandTable } f
 const streamOf = (ctx: CommandContext, key: string) => ctx.db.get(key, 'stream')?.value;
 const entryReply = (e: StreamEntry): Reply => [formatId(e.id), [...e.fields]];
 
-/**
- * Entries one node of a stream holds (stream-node-max-entries). With "~" Redis trims only whole
- * nodes; the memory Redis cuts whole blocks of this size from the head, which matches Redis while
- * its nodes are full by count (entries of over ~40 bytes fill a node's 4 KB first: then Redis
- * keeps fewer, the memory Redis more).
- */
-const NODE_ENTRIES = 100;
-
 interface Trim {
   readonly by: 'MAXLEN' | 'MINID';
   readonly approximate: boolean;
@@ -41,16 +33,12 @@ function readTrim(args: string[], at: number): [Trim | undefined, number] {
 }
 
 function applyTrim(stream: Stream, trim: Trim): number {
-  let cut: number;
-  if (trim.by === 'MAXLEN') cut = Math.max(0, stream.entries.length - parseInteger(trim.threshold));
-  else {
-    const min = parseId(trim.threshold, 0);
-    cut = stream.entries.findIndex((e) => compareIds(e.id, min) >= 0);
-    if (cut < 0) cut = stream.entries.length;
+  if (trim.by === 'MAXLEN') {
+    const maxlen = parseInteger(trim.threshold);
+    return stream.trim((_, __, left) => left <= maxlen, (node, length) => length - node.length >= maxlen, trim.approximate);
   }
-  if (trim.approximate) cut = Math.floor(cut / NODE_ENTRIES) * NODE_ENTRIES;
-  stream.entries.splice(0, cut);
-  return cut;
+  const min = parseId(trim.threshold, 0);
+  return stream.trim((entry) => compareIds(entry.id, min) >= 0, (node) => compareIds(node[node.length - 1]!.id, min) < 0, trim.approximate);
 }
 
 function xadd(ctx: CommandContext, [key, ...rest]: string[]): Reply {
