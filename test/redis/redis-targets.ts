@@ -1,9 +1,11 @@
 /**
  * The Redis deployments adapter tests run against: one redis-server and a 3-master Cluster,
- * both started by the test (test/redis/redis-server.ts) and stopped after.
+ * both started by the test (test/redis/redis-server.ts) and stopped after, and on request the
+ * cluster simulator's memory Redis (on the wall clock here, since these cases wait in real time).
  */
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { MemoryRedis } from '../../src/cluster/simulation/memory-redis/index.js';
 import type { RedisClient } from '../../src/redis/script-set.js';
 import { RedisCluster, RedisServer, redisBinaryPresent } from './redis-server.js';
 
@@ -16,7 +18,7 @@ export interface RedisTarget {
 }
 
 /** Registers beforeAll/afterAll that start both targets; call at the top level of a test file. */
-export function redisTargets(): RedisTarget[] {
+export function redisTargets(options: { readonly memory?: boolean } = {}): RedisTarget[] {
   let server: RedisServer | undefined;
   let cluster: RedisCluster | undefined;
   let single: Redis | undefined;
@@ -34,8 +36,13 @@ export function redisTargets(): RedisTarget[] {
     await server?.stop();
     await cluster?.stop();
   });
-  return [
+  const targets: RedisTarget[] = [
     { name: 'one redis-server', client: () => single! },
     { name: '3-master Redis Cluster', client: () => clustered! },
   ];
+  if (options.memory) {
+    let memory: RedisClient | undefined;
+    targets.push({ name: 'the memory Redis', client: () => (memory ??= new MemoryRedis({ now: () => Date.now() }).client() as unknown as RedisClient) });
+  }
+  return targets;
 }

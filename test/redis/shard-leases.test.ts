@@ -18,7 +18,7 @@ async function clearMembership(target: RedisTarget): Promise<void> {
   await target.client().del(memberKeys.shardCount);
 }
 
-const targets = redisTargets();
+const targets = redisTargets({ memory: true });
 
 describe.each(targets)('shard leases on $name', (target) => {
   const needRedis = (ctx: { skip: (note?: string) => void }) => {
