@@ -91,7 +91,7 @@ export const CASES: ContractCase[] = [
       await t.record('get expired', r.get('e:k'));
       await t.record('exists expired', r.exists('e:k'));
       await t.record('pttl expired', r.pttl('e:k'));
-      await t.record('set nx after expiry', r.set('e:k', 'again', 'NX', 'PX', 30));
+      await t.record('set nx after expiry', r.set('e:k', 'again', 'PX', 30, 'NX'));
       await t.record('pexpire 0 deletes', r.pexpire('e:k', 0));
       await t.record('get', r.get('e:k'));
     },
@@ -134,14 +134,14 @@ export const CASES: ContractCase[] = [
       await t.record('zadd bad score', call(r, 'ZADD', 'z:a', 'high', 'a'));
       await t.record('zadd odd', call(r, 'ZADD', 'z:a', 1, 'a', 2));
       await t.record('zadd incr', r.zadd('z:a', 'INCR', 2.25, 'a'));
-      await t.record('zrange', r.zrange('z:a', 0, -1));
-      await t.record('zrange withscores', r.zrange('z:a', 0, -1, 'WITHSCORES'));
+      await t.record('zrange', r.zrange('z:a', '0', '-1'));
+      await t.record('zrange withscores', r.zrange('z:a', '0', '-1', 'WITHSCORES'));
       await t.record('zrange withscores raw', call(r, 'ZRANGE', 'z:a', 0, 2, 'WITHSCORES'));
-      await t.record('zrange slice', r.zrange('z:a', -3, -2));
-      await t.record('zrange out of range', r.zrange('z:a', 50, 60));
+      await t.record('zrange slice', r.zrange('z:a', '-3', '-2'));
+      await t.record('zrange out of range', r.zrange('z:a', '50', '60'));
       await t.record('zrange byscore', r.zrange('z:a', '(2', '+inf', 'BYSCORE', 'LIMIT', 1, 2));
       await t.record('zrange byscore rev', r.zrange('z:a', 10, '-inf', 'BYSCORE', 'REV', 'WITHSCORES'));
-      await t.record('zrange rev', r.zrange('z:a', 0, 1, 'REV'));
+      await t.record('zrange rev', r.zrange('z:a', '0', '1', 'REV'));
       await t.record('zrange limit without byscore', call(r, 'ZRANGE', 'z:a', 0, 1, 'LIMIT', 0, 1));
       await t.record('zrangebyscore', r.zrangebyscore('z:a', '-inf', '(2'));
       await t.record('zrangebyscore withscores limit', r.zrangebyscore('z:a', 0, 100, 'WITHSCORES', 'LIMIT', 1, 3));
@@ -152,7 +152,7 @@ export const CASES: ContractCase[] = [
       await t.record('zcard', r.zcard('z:a'));
       await t.record('zremrangebyscore', r.zremrangebyscore('z:a', '-inf', '(2'));
       await t.record('zrem', r.zrem('z:a', 'b', 'nobody'));
-      await t.record('after', r.zrange('z:a', 0, -1, 'WITHSCORES'));
+      await t.record('after', r.zrange('z:a', '0', '-1', 'WITHSCORES'));
       await t.record('zrem all', r.zrem('z:a', 'bb', 'c', 'nx', 'new', 'newer'));
       await t.record('exists emptied', r.exists('z:a'));
     },
@@ -208,7 +208,7 @@ export const CASES: ContractCase[] = [
       await t.record('exec', r.multi().set('m:a', '1').incr('m:a').hset('m:a', 'f', 'v').get('m:a').hgetall('m:none').exec());
       await t.record('exec abort', r.multi().set('m:b', '1').call('NOPE').exec());
       await t.record('not set by the aborted', r.get('m:b'));
-      await t.record('pipeline', r.pipeline().set('m:c', 'x').incr('m:c').zadd('m:z', 1, 'a').zrange('m:z', 0, -1, 'WITHSCORES').exec());
+      await t.record('pipeline', r.pipeline().set('m:c', 'x').incr('m:c').zadd('m:z', 1, 'a').zrange('m:z', '0', '-1', 'WITHSCORES').exec());
     },
   },
   {
@@ -375,7 +375,7 @@ export const CASES: ContractCase[] = [
       await t.record('record stale', record('g1', 1));
       await t.record('record', record('g1', 2));
       await t.record('record once', record('g1', 3));
-      await t.record('board', r.zrange(k[1]!, 0, -1, 'WITHSCORES'));
+      await t.record('board', r.zrange(k[1]!, '0', '-1', 'WITHSCORES'));
       await t.record('history', r.lrange('gf:{r:l}:h:p1', 0, -1));
       await t.record('changes', r.xrange(k[2]!, '-', '+'), (entries) =>
         (entries as [string, string[]][]).map(([id, fields]) => [/^\d+-\d+$/.test(id), fields[0], JSON.parse(fields[1]!)]),

@@ -34,7 +34,7 @@ export async function memoryTarget(persistence: Persistence): Promise<ContractTa
   let now = Date.now(); // the case's clock starts at the wall clock's time, so tokens compare with real ones
   const server = new MemoryRedis({ now: () => now });
   const clients: RedisClient[] = [];
-  return {
+  const target: ContractTarget = {
     async client(n = 0) {
       while (clients.length <= n) {
         const client = server.client() as unknown as RedisClient;
@@ -44,7 +44,7 @@ export async function memoryTarget(persistence: Persistence): Promise<ContractTa
       return clients[n]!;
     },
     async expire(key) {
-      const left = Number(await (await this.client()).pttl(key));
+      const left = Number(await (await target.client()).pttl(key));
       if (left >= 0) now += left + 1;
     },
     async passTime(ms) {
@@ -58,6 +58,7 @@ export async function memoryTarget(persistence: Persistence): Promise<ContractTa
       for (const c of clients) c.disconnect();
     },
   };
+  return target;
 }
 
 export async function realTarget(persistence: Persistence): Promise<ContractTarget> {
@@ -71,7 +72,7 @@ export async function realTarget(persistence: Persistence): Promise<ContractTarg
       await new Promise((r) => setTimeout(r, 2));
     }
   };
-  return {
+  const target: ContractTarget = {
     async client(n = 0) {
       while (clients.length <= n) {
         const client = new Redis(server.port, '127.0.0.1');
@@ -81,11 +82,11 @@ export async function realTarget(persistence: Persistence): Promise<ContractTarg
       return clients[n]!;
     },
     async expire(key) {
-      const client = await this.client();
+      const client = await target.client();
       await waitFor(async () => (await client.pttl(key)) === -2);
     },
     async passTime(ms) {
-      const client = await this.client();
+      const client = await target.client();
       await waitFor(async () => {
         const [s, us] = await client.time();
         return Number(s) * 1000 + Math.floor(Number(us) / 1000) > ms;
@@ -102,6 +103,7 @@ export async function realTarget(persistence: Persistence): Promise<ContractTarg
       await first.stop();
     },
   };
+  return target;
 }
 
 export { runBatchScript, runScript };
