@@ -1,4 +1,5 @@
 import { MemoryRedisClient, type ClientHooks } from './client.js';
+import { clientShape, replyError } from './client-replies.js';
 import { DATA_COMMANDS, type CommandContext, type CommandSpec } from './commands/index.js';
 import { Journal, type Keep } from './journal.js';
 import { Keyspace } from './keyspace.js';
@@ -55,6 +56,21 @@ export class MemoryRedis {
   /** Runs one command whole (EVAL and EVALSHA included), as a client's request does. */
   execute(args: readonly string[]): Reply {
     return this.atomically(() => this.dispatch(args, false));
+  }
+
+  /**
+   * The simulator's own look at the data (its invariant checks), outside any client and its hooks,
+   * shaped as ioredis would answer; also while Redis is down. Only commands that write nothing.
+   */
+  inspect(command: string, ...args: (string | number)[]): unknown {
+    const words = [command, ...args.map(String)];
+    const spec = this.commands[command.toUpperCase()];
+    if (spec === undefined || spec.write || ['EVAL', 'EVALSHA', 'SCRIPT', 'PUBLISH'].includes(command.toUpperCase())) {
+      throw new RangeError(`memory redis: inspect runs read-only data commands, not ${command}`);
+    }
+    const reply = this.execute(words);
+    if (reply instanceof ErrorReply) throw replyError(reply.message, words);
+    return clientShape(reply, words);
   }
 
   /** MULTI ... EXEC: refused whole (EXECABORT) if a command is unknown or miscounted, else each runs, nothing between. */

@@ -170,6 +170,15 @@ describe('the memory Redis', () => {
     expect(heard).toEqual(['news:one', 'news:two']);
   });
 
+  it('lets the simulator read the data outside any client, while down too, and nothing else', async () => {
+    const { server } = setUp();
+    await server.client().hset('h', 'f', 'v');
+    server.crash('all');
+    expect(server.inspect('HGETALL', 'h')).toEqual(['f', 'v']);
+    expect(() => server.inspect('SET', 'k', 'v')).toThrow(RangeError);
+    expect(() => server.inspect('GET', 'h')).toThrow(/WRONGTYPE/);
+  });
+
   it('takes time from its clock only: no Date, timer or random source inside', () => {
     const folder = new URL('../../../../src/cluster/simulation/memory-redis/', import.meta.url);
     const files = (dir: URL): URL[] =>
