@@ -1,5 +1,5 @@
 import type { MemoryRedisClient } from './client.js';
-import { METHODS, TRANSFORMS, words, type Arg, type MethodName, type Transform } from './client-replies.js';
+import { METHODS, transformOf, words, type Arg, type MethodName, type Transform } from './client-replies.js';
 import type { Reply } from './reply.js';
 
 export type BatchMethods = { [K in MethodName]: (...args: Arg[]) => Batch };
@@ -34,7 +34,7 @@ export class Batch {
   }
 
   call(command: string, ...args: Arg[]): this {
-    return this.add([command, ...words(args)]);
+    return this.add([command, ...words(args)], transformOf(command));
   }
 
   get length(): number {
@@ -59,7 +59,7 @@ export class Batch {
 
 for (const method of METHODS) {
   (Batch.prototype as unknown as Record<string, unknown>)[method] = function (this: Batch, ...args: Arg[]) {
-    return this.add([method.toUpperCase(), ...words(args)], TRANSFORMS[method]);
+    return this.add([method.toUpperCase(), ...words(args)], transformOf(method));
   };
 }
 

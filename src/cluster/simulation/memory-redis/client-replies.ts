@@ -31,7 +31,7 @@ function flattenPairs(reply: unknown): unknown {
   return Array.isArray(reply) ? reply.flatMap((item: unknown) => (Array.isArray(item) ? item : [item])) : reply;
 }
 
-/** ioredis' reply transformers of the named methods that have one. */
+/** ioredis' reply transformers, by command name as ioredis registers them (lower case: `call('ZRANGE', ...)` gets none, `call('zrange', ...)` does). */
 export const TRANSFORMS: Record<string, Transform> = {
   hgetall: (reply) => {
     const flat = reply as string[];
@@ -43,13 +43,21 @@ export const TRANSFORMS: Record<string, Transform> = {
   zrevrange: flattenPairs,
   zrangebyscore: flattenPairs,
   zrevrangebyscore: flattenPairs,
-  xread: (reply) => {
-    if (!Array.isArray(reply)) return reply;
-    const wrapped: unknown[] = [];
-    for (let i = 0; i < reply.length; i += 2) wrapped.push([reply[i], reply[i + 1]]);
-    return wrapped;
-  },
+  xread: wrapStreamPairs,
+  xreadgroup: wrapStreamPairs,
 };
+
+/** The transformer ioredis applies to a command of this name, if any. */
+export function transformOf(name: string): Transform | undefined {
+  return Object.hasOwn(TRANSFORMS, name) ? TRANSFORMS[name] : undefined;
+}
+
+function wrapStreamPairs(reply: unknown): unknown {
+  if (!Array.isArray(reply)) return reply;
+  const wrapped: unknown[] = [];
+  for (let i = 0; i < reply.length; i += 2) wrapped.push([reply[i], reply[i + 1]]);
+  return wrapped;
+}
 
 /** The named methods of ioredis the memory client answers (each the command of its name). */
 export const METHODS = [
@@ -59,7 +67,7 @@ export const METHODS = [
   'sadd', 'srem', 'smembers', 'scard', 'sismember',
   'zadd', 'zincrby', 'zrem', 'zrange', 'zrevrange', 'zrangebyscore', 'zrevrangebyscore', 'zrank', 'zrevrank', 'zscore', 'zcard', 'zcount', 'zremrangebyscore',
   'lpush', 'rpush', 'lpop', 'rpop', 'llen', 'lrange', 'ltrim',
-  'xadd', 'xrange', 'xrevrange', 'xread', 'xlen', 'xdel', 'xtrim',
+  'xadd', 'xrange', 'xrevrange', 'xread', 'xlen', 'xdel', 'xtrim', 'xgroup', 'xreadgroup', 'xack', 'xautoclaim',
   'publish', 'eval', 'evalsha', 'script',
 ] as const;
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Batch } from './batch.js';
-import { clientShape, METHODS, replyError, TRANSFORMS, words, type Arg, type MethodName, type Transform } from './client-replies.js';
+import { clientShape, METHODS, replyError, transformOf, words, type Arg, type MethodName, type Transform } from './client-replies.js';
 import { sha1 } from './lua/lua-engine.js';
 import type { MemoryRedis } from './memory-redis.js';
 import { ErrorReply, type Reply } from './reply.js';
@@ -118,7 +118,7 @@ export class MemoryRedisClient extends EventEmitter {
   }
 
   call(command: string, ...args: Arg[]): Promise<any> {
-    return this.send([command, ...words(args)]);
+    return this.send([command, ...words(args)], transformOf(command));
   }
 
   /** ioredis' defineCommand: numberOfKeys undefined means the first argument is the key count. */
@@ -232,6 +232,6 @@ export class MemoryRedisClient extends EventEmitter {
 
 for (const method of METHODS) {
   (MemoryRedisClient.prototype as unknown as Record<string, unknown>)[method] = function (this: MemoryRedisClient, ...args: Arg[]) {
-    return this.send([method.toUpperCase(), ...words(args)], TRANSFORMS[method]);
+    return this.send([method.toUpperCase(), ...words(args)], transformOf(method));
   };
 }

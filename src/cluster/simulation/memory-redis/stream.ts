@@ -42,12 +42,40 @@ export function parseId(text: string, missingSeq: number): StreamId {
   return { ms: Number(match[1]), seq: match[2] === undefined ? missingSeq : Number(match[2]) };
 }
 
+/** An entry delivered to a consumer and not acknowledged yet (the group's pending entries list). */
+export interface PendingEntry {
+  readonly id: StreamId;
+  consumer: string;
+  deliveredAt: number;
+  deliveries: number;
+}
+
+/** A consumer group: where it has read to, and what it delivered and awaits acks for. */
+export class ConsumerGroup {
+  readonly pending = new Map<string, PendingEntry>();
+  readonly consumers = new Set<string>();
+  constructor(public lastId: StreamId) {}
+
+  clone(): ConsumerGroup {
+    const copy = new ConsumerGroup(this.lastId);
+    for (const [key, p] of this.pending) copy.pending.set(key, { ...p });
+    for (const c of this.consumers) copy.consumers.add(c);
+    return copy;
+  }
+
+  /** Pending entries in id order. */
+  pendingInOrder(): PendingEntry[] {
+    return [...this.pending.values()].sort((a, b) => compareIds(a.id, b.id));
+  }
+}
+
 /** A stream's entries in id order, and the last id it ever gave (deletions do not lower it). */
 export class Stream {
   entries: StreamEntry[] = [];
   lastId: StreamId = { ms: 0, seq: 0 };
   /** Entries ever added (XINFO's entries-added); kept so a trimmed stream still refuses smaller ids. */
   added = 0;
+  readonly groups = new Map<string, ConsumerGroup>();
   private tailNode = 0;
   private inTailNode = 0;
 
@@ -77,6 +105,7 @@ export class Stream {
     copy.entries = [...this.entries];
     copy.lastId = this.lastId;
     copy.added = this.added;
+    for (const [name, group] of this.groups) copy.groups.set(name, group.clone());
     copy.tailNode = this.tailNode;
     copy.inTailNode = this.inTailNode;
     return copy;
@@ -112,6 +141,10 @@ export class Stream {
       this.entries.splice(0, cut);
     }
     return before - this.entries.length;
+  }
+
+  entry(id: StreamId): StreamEntry | undefined {
+    return this.entries.find((e) => compareIds(e.id, id) === 0);
   }
 
   range(from: StreamId, to: StreamId): StreamEntry[] {

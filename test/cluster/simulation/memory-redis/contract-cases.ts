@@ -203,6 +203,35 @@ export const CASES: ContractCase[] = [
     },
   },
   {
+    name: 'consumer groups: XGROUP CREATE, XREADGROUP (new and pending), XACK, XAUTOCLAIM with deleted entries, NOGROUP and BUSYGROUP',
+    async run(t, r) {
+      await t.record('create without stream', r.xgroup('CREATE', 'g:s', 'owner', '0'));
+      await t.record('create', r.xgroup('CREATE', 'g:s', 'owner', '0', 'MKSTREAM'));
+      await t.record('create again', r.xgroup('CREATE', 'g:s', 'owner', '0', 'MKSTREAM'));
+      for (const n of [1, 2, 3, 4]) await t.record(`xadd ${n}`, r.xadd('g:s', `${n}-0`, 'm', `e${n}`));
+      await t.record('read new', r.xreadgroup('GROUP', 'owner', 'a', 'COUNT', 2, 'STREAMS', 'g:s', '>'));
+      await t.record('read new raw', call(r, 'XREADGROUP', 'GROUP', 'owner', 'b', 'COUNT', 1, 'STREAMS', 'g:s', '>'));
+      await t.record('read pending', r.xreadgroup('GROUP', 'owner', 'a', 'STREAMS', 'g:s', '0'));
+      await t.record('no group', r.xreadgroup('GROUP', 'nobody', 'a', 'STREAMS', 'g:s', '>'));
+      await t.record('ack', r.xack('g:s', 'owner', '1-0', '9-0'));
+      await t.record('xdel a pending entry', r.xdel('g:s', '2-0'));
+      await t.record('pending after ack and delete', r.xreadgroup('GROUP', 'owner', 'a', 'STREAMS', 'g:s', '0'));
+      await t.record('autoclaim none idle enough', call(r, 'XAUTOCLAIM', 'g:s', 'owner', 'c', 3_600_000, '0', 'COUNT', 10));
+      await t.record('autoclaim', call(r, 'XAUTOCLAIM', 'g:s', 'owner', 'c', 0, '0', 'COUNT', 10));
+      await t.record('autoclaim count', call(r, 'XAUTOCLAIM', 'g:s', 'owner', 'd', 0, '0', 'COUNT', 1, 'JUSTID'));
+      await t.record('the rest', r.xreadgroup('GROUP', 'owner', 'a', 'STREAMS', 'g:s', '>'));
+      await t.record('nothing new', r.xreadgroup('GROUP', 'owner', 'a', 'STREAMS', 'g:s', '>'));
+      const inbox = 'gf:{relay}:inbox';
+      await t.record('relay inbox group', r.xgroup('CREATE', inbox, 'owner', '0', 'MKSTREAM'));
+      const ids = [await r.xadd(inbox, '1-1', 'm', 'x'), await r.xadd(inbox, '1-2', 'm', 'y')] as string[];
+      await t.record('read inbox', r.xreadgroup('GROUP', 'owner', 'n1', 'STREAMS', inbox, '>'));
+      await t.record('fence', r.set('gf:{relay}:fence', '7'));
+      await t.record('commit acks', runBatchScript(r, 'gfRelayCommit', ['gf:{relay}:fence', 'gf:{relay}:tickets', inbox], [7, 'owner', 1000, 1000, 'C', 2, ...ids]));
+      await t.record('inbox emptied', r.xlen(inbox));
+      await t.record('nothing pending', r.xreadgroup('GROUP', 'owner', 'n1', 'STREAMS', inbox, '0'));
+    },
+  },
+  {
     name: 'MULTI/EXEC and pipelines: queued, run whole, errors per command as ioredis reports them; EXECABORT',
     async run(t, r) {
       await t.record('exec', r.multi().set('m:a', '1').incr('m:a').hset('m:a', 'f', 'v').get('m:a').hgetall('m:none').exec());

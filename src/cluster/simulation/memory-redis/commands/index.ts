@@ -4,6 +4,7 @@ import { keyCommands } from './keys.js';
 import { listCommands } from './lists.js';
 import { setCommands } from './sets.js';
 import { sortedSetCommands } from './sorted-sets.js';
+import { streamGroupCommands } from './stream-groups.js';
 import { streamCommands } from './streams.js';
 import { stringCommands } from './strings.js';
 
@@ -16,6 +17,7 @@ export const DATA_COMMANDS: CommandTable = {
   ...sortedSetCommands,
   ...listCommands,
   ...streamCommands,
+  ...streamGroupCommands,
 };
 
 export type { CommandContext, CommandSpec, CommandTable } from './command.js';
