@@ -232,6 +232,31 @@ export const CASES: ContractCase[] = [
     },
   },
   {
+    name: 'pub/sub: PUBLISH counts the subscribers it reached, and each gets the message in order',
+    async run(t, r) {
+      const subscriber = (await t.target.client(1)) as unknown as {
+        subscribe(...c: string[]): Promise<number>;
+        unsubscribe(...c: string[]): Promise<number>;
+        on(e: 'message', f: (c: string, m: string) => void): void;
+      };
+      const heard: string[] = [];
+      const both = new Promise<void>((resolve) =>
+        subscriber.on('message', (channel, message) => {
+          heard.push(`${channel}:${message}`);
+          if (heard.length === 2) resolve();
+        }),
+      );
+      await t.record('subscribe', subscriber.subscribe('ps:a', 'ps:b'));
+      await t.record('publish to nobody', r.publish('ps:none', 'x'));
+      await t.record('publish a', r.publish('ps:a', 'one'));
+      await t.record('publish b', r.publish('ps:b', 'two'));
+      await both;
+      t.note('heard', heard);
+      await t.record('unsubscribe all', subscriber.unsubscribe());
+      await t.record('publish after', r.publish('ps:a', 'three'));
+    },
+  },
+  {
     name: 'MULTI/EXEC and pipelines: queued, run whole, errors per command as ioredis reports them; EXECABORT',
     async run(t, r) {
       await t.record('exec', r.multi().set('m:a', '1').incr('m:a').hset('m:a', 'f', 'v').get('m:a').hgetall('m:none').exec());
