@@ -31,7 +31,7 @@ describe.each(redisTargets({ memory: true }))('player claims on $name', (target)
     // A claim left behind expires.
     const short = new RedisPlayerClaims(client, 50);
     expect((await short.claim('t3', 0, [a])).conflict).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 150));
+    await target.wait(150);
     expect((await claims.claim('t4', 0, [a])).conflict).toBeUndefined();
   });
 
