@@ -179,6 +179,22 @@ describe('the memory Redis', () => {
     expect(() => server.inspect('GET', 'h')).toThrow(/WRONGTYPE/);
   });
 
+  it('replays exactly: the same calls on the same clock give the same replies, tokens and stream ids included', async () => {
+    const run = async () => {
+      const { clock, server } = setUp();
+      const client = server.client() as unknown as RedisClient;
+      const leases = await ShardLeases.open(client, 'a', 1_000);
+      const seen: unknown[] = [];
+      for (let i = 0; i < 5; i++) {
+        clock.now += 7 * i;
+        seen.push(await leases.acquire(i % 2), await client.xadd('s', '*', 'i', String(i)), await client.time());
+        if (i === 2) server.restart({ keep: { lostLastMs: 10 } });
+      }
+      return seen;
+    };
+    expect(await run()).toEqual(await run());
+  });
+
   it('takes time from its clock only: no Date, timer or random source inside', () => {
     const folder = new URL('../../../../src/cluster/simulation/memory-redis/', import.meta.url);
     const files = (dir: URL): URL[] =>
