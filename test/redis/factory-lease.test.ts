@@ -5,7 +5,7 @@ import { hasRedis, redisTargets } from './redis-targets.js';
 let unique = 0;
 const fresh = (name: string) => `${name}-${++unique}`;
 
-describe.each(redisTargets())('a named lease on $name', (target) => {
+describe.each(redisTargets({ memory: true }))('a named lease on $name', (target) => {
   it('one holder at a time; a new holder gets a newer fencing token', async (ctx) => {
     if (!hasRedis) return ctx.skip('redis-server is not installed');
     const name = fresh('lease');

@@ -4,7 +4,7 @@ import { RedisPlayerClaims, playerClaimKey, ticketClaimKey } from '../../src/red
 import { hasRedis, redisTargets } from './redis-targets.js';
 
 /** One live ticket per player across shards, on a redis-server and a 3-master Cluster. */
-describe.each(redisTargets())('player claims on $name', (target) => {
+describe.each(redisTargets({ memory: true }))('player claims on $name', (target) => {
   /** A client with the scripts defined, claims on it, and ids of this test on this target (keys do not meet another's). */
   const setUp = async (prefix: string) => {
     const client = target.client();
@@ -31,7 +31,7 @@ describe.each(redisTargets())('player claims on $name', (target) => {
     // A claim left behind expires.
     const short = new RedisPlayerClaims(client, 50);
     expect((await short.claim('t3', 0, [a])).conflict).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 150));
+    await target.wait(150);
     expect((await claims.claim('t4', 0, [a])).conflict).toBeUndefined();
   });
 

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { ClusterMembership, ShardLeases, StaleShardOwner, memberKeys, shardKeys } from '../../src/redis/shards/index.js';
 import { hasRedis, redisTargets, type RedisTarget } from './redis-targets.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let unique = 0;
 /** Shard numbers no other case uses, so cases share the server without clearing it. */
 const freshShard = () => 1000 + ++unique;
@@ -18,7 +17,7 @@ async function clearMembership(target: RedisTarget): Promise<void> {
   await target.client().del(memberKeys.shardCount);
 }
 
-const targets = redisTargets();
+const targets = redisTargets({ memory: true });
 
 describe.each(targets)('shard leases on $name', (target) => {
   const needRedis = (ctx: { skip: (note?: string) => void }) => {
@@ -57,7 +56,7 @@ describe.each(targets)('shard leases on $name', (target) => {
     const termA = await a.acquire(shard);
     if (!termA.held) throw new Error('a should hold a free shard');
     await a.storeTicket(shard, termA.token, 't1', 'from a');
-    await sleep(80); // a is paused past its lease (SIGSTOP, a long GC): nobody has taken the shard yet
+    await target.wait(80); // a is paused past its lease (SIGSTOP, a long GC): nobody has taken the shard yet
     await expect(a.storeTicket(shard, termA.token, 't1', 'late from a')).rejects.toBeInstanceOf(StaleShardOwner);
     const termB = await b.acquire(shard);
     if (!termB.held) throw new Error('b should take the lapsed shard');
@@ -76,7 +75,7 @@ describe.each(targets)('shard leases on $name', (target) => {
     expect(await a.beat()).toEqual({ live: ['a'], wasLive: false, addresses: new Map() });
     expect((await b.beat()).live).toEqual(['a', 'b']);
     expect(await a.beat()).toEqual({ live: ['a', 'b'], wasLive: true, addresses: new Map() });
-    await sleep(120);
+    await target.wait(120);
     expect((await a.beat()).live).toEqual(['a']);
     expect((await b.beat()).wasLive).toBe(false);
     await b.leave();
@@ -96,7 +95,7 @@ describe.each(targets)('shard leases on $name', (target) => {
     expect((await a.beat('a.example:50051')).addresses).toEqual(new Map([['a', 'a.example:50051'], ['b', 'b.example:50052'], ['c', 'c.example:50053']]));
     // A beat without one leaves the published address as it is.
     expect((await a.beat()).addresses.get('a')).toBe('a.example:50051');
-    await sleep(120); // b's TTL lapses
+    await target.wait(120); // b's TTL lapses
     await c.leave();
     expect((await a.beat()).addresses).toEqual(new Map([['a', 'a.example:50051']]));
     expect(await target.client().hkeys(memberKeys.addresses)).toEqual(['a']);
