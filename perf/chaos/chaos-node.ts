@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FenceObserved } from '../../src/cluster/contract/index.js';
+import { DEFAULT_SHARD_COUNT } from '../../src/sharding/index.js';
 
 export class ChaosNode {
   readonly fences: FenceObserved[] = [];
@@ -87,5 +88,20 @@ export class ChaosNode {
         this.owned.add(entry.shard);
       } else if (entry.msg === 'this node no longer owns a shard' && typeof entry.shard === 'number') this.owned.delete(entry.shard);
     }
+  }
+}
+
+/**
+ * Waits until the nodes' logs show every shard owned, by some of `nodes` only, each of them owning
+ * some, and no shard taken for 1.5 s (the joins' rebalancing over), so the run's shard moves are the fault's (bounded).
+ */
+export async function settledShards(nodes: readonly ChaosNode[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const owned = new Set(nodes.flatMap((n) => [...n.owned]));
+    const lastTaken = Math.max(0, ...nodes.flatMap((n) => n.fences.map((f) => f.at)));
+    if (owned.size === DEFAULT_SHARD_COUNT && nodes.every((n) => n.owned.size > 0) && Date.now() - lastTaken > 1500) return;
+    if (Date.now() > deadline) throw new Error(`the shards did not settle over the nodes within ${timeoutMs} ms (${nodes.map((n) => n.owned.size).join('/')} owned)`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -8,10 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Observation } from '../../src/cluster/contract/index.js';
-import { DEFAULT_SHARD_COUNT } from '../../src/sharding/index.js';
 import { RedisServer } from '../../test/redis/redis-server.js';
 import { CONFIG_YAML, MAX_PLAYERS, TICKET_TTL_MS, factoriesOf, shardOf } from './chaos-config.js';
-import { ChaosNode } from './chaos-node.js';
+import { ChaosNode, settledShards } from './chaos-node.js';
 import { runLoad, startServers } from './children.js';
 import type { LoadPlan } from './load-plan.js';
 import { ObservationLog, mergedObservations } from './observation-log.js';
@@ -122,16 +121,5 @@ export async function chaosRun(options: ChaosOptions, seed: number, run: number,
     await redis.current?.stop();
     if (!process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });
     else process.stderr.write(`chaos: observations kept in ${dir}\n`);
-  }
-}
-
-/** Waits until the nodes' logs show every shard owned and each node owning some (bounded). */
-async function settledShards(nodes: readonly ChaosNode[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const owned = new Set(nodes.flatMap((n) => [...n.owned]));
-    if (owned.size === DEFAULT_SHARD_COUNT && nodes.every((n) => n.owned.size > 0)) return;
-    if (Date.now() > deadline) throw new Error(`the shards did not settle over the nodes within 30 s (${nodes.map((n) => n.owned.size).join('/')} owned)`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -7,7 +7,7 @@
  * assignment).
  */
 import { readFileSync } from 'node:fs';
-import type { ChaosNode } from './chaos-node.js';
+import { settledShards, type ChaosNode } from './chaos-node.js';
 import { factoriesOf } from './chaos-config.js';
 import type { ChaosOptions } from './chaos-run.js';
 import type { GameServers } from './children.js';
@@ -50,7 +50,15 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
   };
   switch (scenario) {
     case 'kill':
-      return { loads: [c.plan('load', {})], strike: async () => (await sleepUntil(strikeAt), kill()) };
+      return {
+        loads: [c.plan('load', {})],
+        strike: async () => {
+          await sleepUntil(strikeAt);
+          const at = kill();
+          await settledShards(c.survivors);
+          return at;
+        },
+      };
     case 'pause':
       return {
         loads: [c.plan('load', {})],
@@ -82,6 +90,7 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
           const at = kill();
           await c.servers.capacity(FAILOVER_TICKETS + 10);
           c.own.add({ kind: 'capacity', factory: factory.name });
+          await settledShards(c.survivors);
           return at;
         },
       };
