@@ -95,11 +95,12 @@ export async function chaosRun(options: ChaosOptions, seed: number, run: number,
     const loads = fault.loads.map((p) => runLoad(p, p.durationMs * 2 + p.settleMs + 60_000));
     const killAt = await fault.strike();
     await Promise.all(loads.map((l) => l.done));
-    const finishAt = Date.now();
     await servers.stop();
     for (const node of nodes) for (const fence of node.fences) own.add(fence);
     await own.close();
     const observations: Observation[] = mergedObservations(files);
+    // The end of the history: what the servers saw after the load ended is part of it.
+    const finishAt = Math.max(Date.now(), observations.at(-1)?.at ?? 0);
     const facts: RunFacts = { scenario: options.scenario + (options.noPersist ? ' --no-persist' : ''), run, runs, seed, loadStartAt, killAt };
     const leaseMs = victim.leaseMs;
     const summary = summarise(
