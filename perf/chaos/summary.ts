@@ -19,6 +19,8 @@ export interface RunSummary {
   readonly lost: number;
   readonly toldWithoutSeat: number;
   readonly seatNeverArrived: number;
+  /** Of the seats that came after their assignment was told: the median and the largest lag, in ms. */
+  readonly lateSeatLagMs: { readonly p50: number; readonly max: number };
   readonly doubled: number;
   readonly twoTickets: number;
   readonly overfull: number;
@@ -50,6 +52,7 @@ export function summarise(observations: readonly Observation[], options: Contrac
     if ((o.kind === 'assigned' || o.kind === 'ended') && facts.killAt !== undefined && o.at <= facts.killAt) liveAtKill.delete(o.ticketId);
   }
   violations.push(...monitor.finish(finishAt));
+  const lags = [...monitor.lateSeatLagsMs].sort((a, b) => a - b);
   const count = (rule: string, what?: string) => violations.filter((v) => v.rule === rule && (what === undefined || v.what === what)).length;
   const players = (what: string) => new Set(violations.filter((v) => v.what === what).map((v) => v.ids.player)).size;
   const lastAfterKill = facts.killAt === undefined ? undefined : Math.max(0, ...[...liveAtKill].map((t) => (assigned.get(t) ?? 0) - facts.killAt!));
@@ -62,6 +65,7 @@ export function summarise(observations: readonly Observation[], options: Contrac
     lost: count('no-lost'),
     toldWithoutSeat: count('told-has-seat', 'told without seat'),
     seatNeverArrived: count('told-has-seat', 'seat never arrived'),
+    lateSeatLagMs: { p50: lags[Math.floor(lags.length / 2)] ?? 0, max: lags.at(-1) ?? 0 },
     doubled: players('seated in two games'),
     twoTickets: count('one-live-ticket', 'two live tickets') + count('one-live-ticket', 'assigned twice'),
     overfull: count('game-size'),
@@ -81,7 +85,7 @@ export function summaryLine(facts: RunFacts, s: RunSummary): string {
   const after = s.lastAssignmentAfterKillMs === undefined ? '-' : `${s.lastAssignmentAfterKillMs} ms`;
   return (
     `chaos ${facts.scenario} run ${facts.run}/${facts.runs} seed ${facts.seed}: finds ${s.finds} assigned ${s.assigned} | ` +
-    `lost ${s.lost} | told-without-seat ${s.toldWithoutSeat} (never arrived ${s.seatNeverArrived}) | doubled ${s.doubled} (two tickets ${s.twoTickets}) | ` +
+    `lost ${s.lost} | told-without-seat ${s.toldWithoutSeat} (never arrived ${s.seatNeverArrived}; the others late by p50 ${s.lateSeatLagMs.p50} ms, max ${s.lateSeatLagMs.max} ms) | doubled ${s.doubled} (two tickets ${s.twoTickets}) | ` +
     `overfull games ${s.overfull} (servers over slots ${s.overSlots}) | unanswered calls ${s.unanswered} | fifo inversions ${s.fifoInversions} (wrong positions ${s.wrongPositions}) | ` +
     `last assignment after kill ${after} (late ${s.failoverLate}) | shard moves ${s.shardMoves} (fence regressions ${s.fenceRegressions})`
   );

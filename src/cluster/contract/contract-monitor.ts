@@ -31,9 +31,9 @@ export class ContractMonitor {
     this.shards = new ShardRules(this.ledger, options);
   }
 
-  /** How many seats reached their server after the client was told (each also a 'told without seat'). */
-  get lateSeats(): number {
-    return this.seats.lateSeats;
+  /** How long after the client was told each late seat reached its server (each also a 'told without seat'). */
+  get lateSeatLagsMs(): readonly number[] {
+    return this.seats.lateSeatLagsMs;
   }
 
   observe(o: Observation): Violation[] {

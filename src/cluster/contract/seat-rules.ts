@@ -25,8 +25,8 @@ export class SeatRules {
   private readonly servers = new Map<string, { maxGames?: number; games: number }>();
   /** Assignments told before their seat: the seat may still come (late) or never. */
   private readonly toldEarly = new Map<string, { ticketId: string; at: number }>();
-  /** How many seats came after their assignment was told. */
-  lateSeats = 0;
+  /** How long after their assignment was told the late seats came, in order of arrival. */
+  readonly lateSeatLagsMs: number[] = [];
 
   constructor(private readonly ledger: TicketLedger) {}
 
@@ -59,7 +59,7 @@ export class SeatRules {
     const early = this.toldEarly.get(seatKey);
     if (early) {
       this.toldEarly.delete(seatKey);
-      this.lateSeats++;
+      this.lateSeatLagsMs.push(o.at - early.at);
     }
     let held = this.seatsOf.get(o.playerId);
     if (!held) this.seatsOf.set(o.playerId, (held = new Set()));
