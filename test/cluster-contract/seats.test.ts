@@ -1,5 +1,6 @@
 /** The seat rules: games within their size, servers within their slots, every assignment backed by a seat. */
 import { describe, expect, it } from 'vitest';
+import { ContractMonitor } from '../../src/cluster/contract/index.js';
 import { assigned, check, find, game, gameEnded, placed, queued, rules, seat, slots } from './history.js';
 
 describe('game-size and server-slots', () => {
@@ -30,6 +31,9 @@ describe('told-has-seat', () => {
     const v = check(history);
     expect(rules(v)).toEqual(['told-has-seat: told without seat', 'told-has-seat: told without seat', 'told-has-seat: told without seat', 'told-has-seat: seat never arrived', 'told-has-seat: seat never arrived']);
     expect(v.slice(3).map((x) => x.ids.ticket)).toEqual(['never', 'other']);
+    const monitor = new ContractMonitor();
+    for (const o of history) monitor.observe(o);
+    expect(monitor.lateSeatLagsMs).toEqual([1]);
   });
 
   it('fails an assignment to a game that ended, its seats with it', () => {
