@@ -93,7 +93,7 @@ export async function chaosRun(options: ChaosOptions, seed: number, run: number,
     };
     const fault = faultOf(options.scenario, { options, restartRedis, victim, survivors, servers, own, pick, plan, loadStartAt });
     const loads = fault.loads.map((p) => runLoad(p, p.durationMs * 2 + p.settleMs + 60_000));
-    const killAt = await fault.strike();
+    const { killAt, capacityAt } = await fault.strike();
     await Promise.all(loads.map((l) => l.done));
     await servers.stop();
     for (const node of nodes) for (const fence of node.fences) own.add(fence);
@@ -110,8 +110,9 @@ export async function chaosRun(options: ChaosOptions, seed: number, run: number,
         shardOf,
         leaseMs,
         awaitCapacity: failover,
-        // With no free slot, the failover run's tickets wait in one queue: each should be told its place in first-find order.
-        expectedPosition: failover ? (_, t) => t.waitingAhead + 1 : undefined,
+        // Until the failover run gives capacity, its tickets wait in one queue with no free slot:
+        // each should be told its place in first-find order, before the kill and after it alike.
+        expectedPosition: failover ? (q, t) => (q.at < (capacityAt ?? Infinity) ? t.waitingAhead + 1 : undefined) : undefined,
       },
       facts,
       finishAt,

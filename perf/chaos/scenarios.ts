@@ -3,8 +3,8 @@
  * kill (kill -9 of a shard owner), pause (SIGSTOP 5 s, then SIGCONT), redis-restart (kill -9 of
  * redis-server and a restart: on its AOF, or empty with --no-persist), overload (600 finds/s plus
  * two generators keeping 2,048 finds in flight each) and failover (30 tickets queued on one node
- * with no free slot, the node killed, capacity given at once: FIFO and the time to the last
- * assignment).
+ * with no free slot, the node killed, capacity given once they are all queued on the survivors:
+ * positions, FIFO and the time to the last assignment).
  */
 import { readFileSync } from 'node:fs';
 import { settledShards, type ChaosNode } from './chaos-node.js';
@@ -32,8 +32,8 @@ export interface FaultContext {
 
 export interface Fault {
   readonly loads: readonly LoadPlan[];
-  /** Strikes at its time; resolves with the time of a kill, if the fault was one. */
-  strike(): Promise<number | undefined>;
+  /** Strikes at its time; resolves with the time of a kill, and of the capacity given after it, if it was one. */
+  strike(): Promise<{ readonly killAt?: number; readonly capacityAt?: number }>;
 }
 
 const PAUSE_MS = 5000;
@@ -54,9 +54,9 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
         loads: [c.plan('load', {})],
         strike: async () => {
           await sleepUntil(strikeAt);
-          const at = kill();
+          const killAt = kill();
           await settledShards(c.survivors);
-          return at;
+          return { killAt };
         },
       };
     case 'pause':
@@ -67,16 +67,16 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
           c.victim.signal('SIGSTOP');
           await sleepUntil(Date.now() + PAUSE_MS);
           c.victim.signal('SIGCONT');
-          return undefined;
+          return {};
         },
       };
     case 'redis-restart':
-      return { loads: [c.plan('load', {})], strike: async () => (await sleepUntil(strikeAt), await c.restartRedis(), undefined) };
+      return { loads: [c.plan('load', {})], strike: async () => (await sleepUntil(strikeAt), await c.restartRedis(), {}) };
     case 'overload': {
       const flood = { ratePerSecond: Math.max(2000, c.options.ratePerSecond * 4), maxInFlight: 2048 };
       return {
         loads: [c.plan('load', { ratePerSecond: Math.max(600, c.options.ratePerSecond) }), c.plan('flood1', flood), c.plan('flood2', flood)],
-        strike: async () => undefined,
+        strike: async () => ({}),
       };
     }
     case 'failover': {
@@ -86,20 +86,24 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
       return {
         loads: [load],
         strike: async () => {
-          await queuedTickets(load.out, FAILOVER_TICKETS, 20_000);
-          const at = kill();
-          await c.servers.capacity(FAILOVER_TICKETS + 10);
-          c.own.add({ kind: 'capacity', factory: factory.name });
+          await queuedTickets(load.out, FAILOVER_TICKETS, 0, 20_000);
+          const killAt = kill();
+          // Capacity only once every ticket is queued again on the survivors: until then no slot
+          // is free, so each position told is exactly the ticket's place in first-find order.
           await settledShards(c.survivors);
-          return at;
+          await queuedTickets(load.out, FAILOVER_TICKETS, killAt, 20_000).catch((e: Error) => process.stderr.write(`chaos failover: ${e.message}; capacity given anyway\n`));
+          const capacityAt = Date.now();
+          await c.servers.capacity(FAILOVER_TICKETS + 10);
+          c.own.add({ kind: 'capacity', at: capacityAt, factory: factory.name });
+          return { killAt, capacityAt };
         },
       };
     }
   }
 }
 
-/** Waits until `count` tickets of a load's observation file were told queued (bounded). */
-async function queuedTickets(path: string, count: number, timeoutMs: number): Promise<void> {
+/** Waits until `count` tickets of a load's observation file were told queued after `since` (bounded). */
+async function queuedTickets(path: string, count: number, since: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let text = '';
@@ -108,7 +112,8 @@ async function queuedTickets(path: string, count: number, timeoutMs: number): Pr
     } catch {
       // not written yet
     }
-    const queued = new Set(text.split('\n').filter((l) => l.includes('"kind":"queued"')).map((l) => (JSON.parse(l) as { ticketId: string }).ticketId));
+    const told = text.split('\n').filter((l) => l.includes('"kind":"queued"')).map((l) => JSON.parse(l) as { ticketId: string; at: number });
+    const queued = new Set(told.filter((q) => q.at > since).map((q) => q.ticketId));
     if (queued.size >= count) return;
     if (Date.now() > deadline) throw new Error(`only ${queued.size} of ${count} failover tickets were told queued within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
