@@ -24,6 +24,8 @@ export interface ChaosOptions {
   readonly durationMs: number;
   readonly settleMs: number;
   readonly callDeadlineMs: number;
+  /** failover: capacity given at the kill, or once every ticket is queued again on the survivors. */
+  readonly failoverCapacity: 'at-kill' | 'after-requeue';
   /** How the nodes run: the compiled bin or the sources (perf/bench/child-process.ts coordinatorEntry). */
   readonly entry: readonly string[];
 }

@@ -12,7 +12,7 @@ describe('npm run chaos', () => {
   it('runs a kill -9 against real processes and summarises what they saw', async (ctx) => {
     if (!redisBinaryPresent()) return ctx.skip('redis-server is not installed');
     const { facts, summary } = await chaosRun(
-      { scenario: 'kill', noPersist: false, ratePerSecond: 20, durationMs: 2000, settleMs: 10_000, callDeadlineMs: 10_000, entry: ['--import', 'tsx', 'src/cli/main.ts'] },
+      { scenario: 'kill', noPersist: false, ratePerSecond: 20, durationMs: 2000, settleMs: 10_000, callDeadlineMs: 10_000, failoverCapacity: 'at-kill', entry: ['--import', 'tsx', 'src/cli/main.ts'] },
       7,
       1,
       1,

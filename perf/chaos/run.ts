@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- kill|pause|redis-restart|overload|failover [--runs N] [--seed S]
- *  [--no-persist] [--rate R] [--duration-ms D] [--settle-ms S] [--call-deadline-ms C]`:
+ *  [--no-persist] [--capacity-after-requeue] [--rate R] [--duration-ms D] [--settle-ms S] [--call-deadline-ms C]`:
  * real-process chaos against a local cluster, one summary line per run (see chaos-run.ts).
  * Loopback only; every run stops by itself.
  */
@@ -27,19 +27,20 @@ const program = new Command('chaos')
   .option('--duration-ms <d>', 'how long the main load sends', positive('--duration-ms'), 25_000)
   .option('--settle-ms <s>', 'after the last find, how long tickets still open may take', positive('--settle-ms'), 20_000)
   .option('--call-deadline-ms <c>', 'a call must have its first answer within this', positive('--call-deadline-ms'), 10_000)
+  .option('--capacity-after-requeue', 'failover: give the slots only once every ticket is queued again on the survivors (positions checked after the kill too), not at the kill')
   .option('--json', 'also print each run as a JSON line (with example violations)')
   .parse();
 
 const scenario = program.args[0] as Scenario;
 if (!SCENARIOS.includes(scenario)) program.error(`scenario must be one of ${SCENARIOS.join(', ')}`);
-const o = program.opts<{ runs: number; seed: number; persist: boolean; rate: number; durationMs: number; settleMs: number; callDeadlineMs: number; json?: boolean }>();
+const o = program.opts<{ runs: number; seed: number; persist: boolean; rate: number; durationMs: number; settleMs: number; callDeadlineMs: number; capacityAfterRequeue?: boolean; json?: boolean }>();
 if (!redisBinaryPresent()) program.error('redis-server is not installed (apt-get install redis-server)');
 
 const entry = coordinatorEntry();
 console.log(`chaos ${scenario}: ${o.runs} run(s), seed ${o.seed}, ${o.rate} finds/s for ${o.durationMs} ms, call deadline ${o.callDeadlineMs} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 for (let run = 1; run <= o.runs; run++) {
   const result = await chaosRun(
-    { scenario, noPersist: !o.persist, ratePerSecond: o.rate, durationMs: o.durationMs, settleMs: o.settleMs, callDeadlineMs: o.callDeadlineMs, entry },
+    { scenario, noPersist: !o.persist, ratePerSecond: o.rate, durationMs: o.durationMs, settleMs: o.settleMs, callDeadlineMs: o.callDeadlineMs, failoverCapacity: o.capacityAfterRequeue ? 'after-requeue' : 'at-kill', entry },
     o.seed + run - 1,
     run,
     o.runs,

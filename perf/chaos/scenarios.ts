@@ -88,14 +88,20 @@ export function faultOf(scenario: Scenario, c: FaultContext): Fault {
         strike: async () => {
           await queuedTickets(load.out, FAILOVER_TICKETS, 0, 20_000);
           const killAt = kill();
-          // Capacity only once every ticket is queued again on the survivors: until then no slot
-          // is free, so each position told is exactly the ticket's place in first-find order.
+          const giveCapacity = async () => {
+            const capacityAt = Date.now();
+            await c.servers.capacity(FAILOVER_TICKETS + 10);
+            c.own.add({ kind: 'capacity', at: capacityAt, factory: factory.name });
+            return capacityAt;
+          };
+          // At the kill: the new owner has slots while the tickets resume one by one (FIFO across
+          // failover). After the requeue: no slot is free until every ticket is queued again on
+          // the survivors, so each position told after the kill is checked too.
+          const early = c.options.failoverCapacity === 'at-kill' ? await giveCapacity() : undefined;
           await settledShards(c.survivors);
+          if (early !== undefined) return { killAt, capacityAt: early };
           await queuedTickets(load.out, FAILOVER_TICKETS, killAt, 20_000).catch((e: Error) => process.stderr.write(`chaos failover: ${e.message}; capacity given anyway\n`));
-          const capacityAt = Date.now();
-          await c.servers.capacity(FAILOVER_TICKETS + 10);
-          c.own.add({ kind: 'capacity', at: capacityAt, factory: factory.name });
-          return { killAt, capacityAt };
+          return { killAt, capacityAt: await giveCapacity() };
         },
       };
     }
