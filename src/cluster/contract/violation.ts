@@ -1,4 +1,4 @@
-/** The contract's rules, one name each (docs/scale-out.md, "The contract"). */
+/** The contract's rules, one name each (README.md beside this file). */
 export type Rule =
   /** No player in two live tickets, no player seated in two live games, no ticket given two games. */
   | 'one-live-ticket'
