@@ -34,6 +34,8 @@ import type { ReloadOutcome } from '../coordinator/config-reload.js';
 import type { CoreHost } from './core-host.js';
 import type { SettleCollectionSettings } from './settle-collection-policy.js';
 import { startSettleCollector } from './settle-collector.js';
+import type { TraceExport } from '../tracing/trace-export.js';
+import { FindTraces } from '../tracing/find-traces.js';
 
 export interface ProcessOptions {
   readonly config: CoordinatorConfig;
@@ -75,7 +77,15 @@ export interface ProcessOptions {
    * `--settle-gc off`; absent (tests embedding the process), off.
    */
   readonly settleCollection?: SettleCollectionSettings;
+  /**
+   * OpenTelemetry traces of finds (src/tracing): made only when given (`--otlp-endpoint`, OTEL_*);
+   * `shutdown` is awaited last when the process stops, so the spans buffered are sent.
+   */
+  readonly traces?: Pick<TraceExport, 'tracer'> & Partial<Pick<TraceExport, 'shutdown'>>;
 }
+
+/** How long past a ticket's time to live a trace waits for the core's word on it. */
+const TRACE_MARGIN_MS = 60_000;
 
 /** Default grace period of a drain (SIGTERM, Admin.Drain). */
 export const DEFAULT_DRAIN_GRACE_MS = 10_000;
@@ -194,6 +204,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   const commands: CoordinatorCommands = settle ? settle.counting(recorded) : recorded;
   const view: CoordinatorView = host?.view ?? node!.view;
   metrics.attach(view, environment.events);
+  // Spans of finds, from the same events, keyed by ticket id: none of it exists unless traced.
+  const findTraces = options.traces && new FindTraces({ tracer: options.traces.tracer, view, maxAgeMs: options.config.placement.ticketTtlMs + TRACE_MARGIN_MS });
+  findTraces?.attach(environment.events);
   // The operator page reads the same view and events as the metrics.
   const operatorSource = new CoordinatorOperatorSource(view, environment.events);
   // A cluster node's page adds every node's factories; its QueryStats answers for the whole cluster.
@@ -238,6 +251,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await shared?.close();
       await store.close();
       await workers?.close();
+      findTraces?.close();
+      await options.traces?.shutdown?.();
     })());
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
@@ -262,6 +277,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     // ...and asked again when a find's turn comes: the store may have failed while it waited.
     ...(host && { refuseNewTicket: storeRefusal(storeGateOptions(store, host.view, options.dataDir)) }),
     ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
+    ...(findTraces && { findTracing: findTraces }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
       setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));

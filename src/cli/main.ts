@@ -12,6 +12,7 @@ import { registerReplayCommand } from './replay-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerSimulateClusterCommand } from './simulate-cluster-command.js';
 import { releaseEarlySignals } from './early-signals.js';
+import { traceSettings, TraceSettingsError, type TraceSettings } from '../tracing/trace-settings.js';
 
 // Loaded: from here each command handles the signals (start below; the others by default).
 releaseEarlySignals();
@@ -88,7 +89,10 @@ program
       .env('GAMEFACTORY_SETTLE_GC_MAX_PAUSE_MS')
       .default('500'),
   )
-  .action(async (opts: { listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
+  .addOption(
+    new Option('--otlp-endpoint <url>', 'export OpenTelemetry traces of finds over OTLP/HTTP to this collector, e.g. http://otel-collector:4318 (also on with OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_ENDPOINT; off by default)'),
+  )
+  .action(async (opts: { otlpEndpoint?: string; listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     // The first SIGTERM drains (new calls refused, tickets stored, streams ended with a retry hint)
     // within the grace period, so clients lose no place, and a cluster node lets go of Redis; a
@@ -178,6 +182,18 @@ program
       process.exitCode = 2;
       return;
     }
+    let tracing: TraceSettings | undefined;
+    try {
+      tracing = traceSettings(opts.otlpEndpoint, process.env);
+    } catch (error) {
+      if (!(error instanceof TraceSettingsError)) throw error;
+      log.error({}, error.message);
+      process.exitCode = 2;
+      return;
+    }
+    // The SDK and its exporter are loaded only when traces are on.
+    const traces = tracing && (await import('../tracing/trace-export.js')).startTraceExport(tracing);
+    if (tracing) log.info({ exporter: tracing.exporter, ...(tracing.exporter === 'otlp' && { url: tracing.tracesUrl ?? 'from OTEL_EXPORTER_OTLP_* (default http://localhost:4318/v1/traces)' }) }, 'traces of finds are exported');
     // SIGHUP reads the config file again (applied whole or refused whole, logged, counted in /metrics).
     // Until the process runs there is nothing to reload, and the default action would end it.
     process.on('SIGHUP', () => {
@@ -199,6 +215,7 @@ program
         drainGraceMs: graceMs,
         ...(opts.record !== undefined && { record: opts.record }),
         configPath: opts.config,
+        ...(traces && { traces }),
         ...((opts.settleGc === 'on' || (opts.settleGc === 'auto' && opts.redis === undefined)) && { settleCollection: { ...DEFAULT_SETTLE_COLLECTION, minGrowthBytes: growthMb * 1024 * 1024, minGrowthRatio: growthShare, maxPauseMs } }),
         onDrained: () => process.exit(0),
       });

@@ -185,7 +185,7 @@ export class GameCreations {
       region: creation.region,
       ...(creation.quality && { quality: creation.quality }),
     }, `${creation.requestId}#${++creation.dispatches}`);
-    this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId });
+    this.ctx.out.event('placed', { factory: creation.factory, serverId, requestId: creation.requestId, ticketIds: creation.ticketIds });
     if (this.storeInFlight === 'never') return;
     const afterMs = this.storeInFlight === 'at-once' ? 0 : (this.ctx.config.placement.storeInFlightAfterMs ?? DEFAULT_STORE_IN_FLIGHT_AFTER_MS);
     // Stored already (ordered before, and taken back): the record says where it is now.
@@ -254,7 +254,7 @@ export class GameCreations {
       const resting = cause === 'full' ? undefined : this.roster.creationFailed(serverId);
       if (resting) this.placement.setCapacity(serverId, resting, this.ctx.now());
     }
-    this.ctx.out.event('requeued', { factory: creation.factory, cause });
+    this.ctx.out.event('requeued', { factory: creation.factory, requestId: creation.requestId, cause });
     if (creation.ticketIds.length === 0) this.forget(creation);
     else this.place(creation, cause === 'disconnected' ? undefined : serverId);
     this.drain();
@@ -315,7 +315,8 @@ export class GameCreations {
     const creation = ticket.state.kind === 'placing' ? this.creations.get(ticket.state.creationId) : undefined;
     if (!creation) return [];
     const index = creation.ticketIds.indexOf(ticket.id);
-    if (index >= 0) creation.ticketIds.splice(index, 1);
+    // A new list, not the old one shortened: a `placed` event may hold the old one.
+    if (index >= 0) creation.ticketIds = creation.ticketIds.filter((id) => id !== ticket.id);
     if (creation.stage === 'inflight') return []; // the game still gets created
     if (creation.ticketIds.length === 0 || creation.strategy === 'competitive') {
       this.forget(creation);

@@ -10,11 +10,11 @@ export type RequeueCause = 'timeout' | 'failed' | 'full' | 'disconnected';
  */
 export interface CoordinatorEventMap {
   /** A ticket ended: assigned, cancelled, expired or failed, `elapsedMs` after it was made. */
-  findFinished: { readonly factory: string; readonly outcome: FindOutcome; readonly elapsedMs: number };
-  /** A CreateGame order went to a server. */
-  placed: { readonly factory: string; readonly serverId: string; readonly requestId: string };
+  findFinished: { readonly ticketId: string; readonly factory: string; readonly outcome: FindOutcome; readonly elapsedMs: number };
+  /** A CreateGame order went to a server, for the seats of these tickets (a list never changed once sent). */
+  placed: { readonly factory: string; readonly serverId: string; readonly requestId: string; readonly ticketIds: readonly string[] };
   /** A creation was taken back from its server and re-placed at its original priority. */
-  requeued: { readonly factory: string; readonly cause: RequeueCause };
+  requeued: { readonly factory: string; readonly requestId: string; readonly cause: RequeueCause };
   /** A game server message was refused (answered with `rejected`). */
   serverMessageRejected: { readonly kind: string; readonly serverId: string; readonly reason: string };
   /** A creation left the queue for a server after waiting `waitedMs`. */

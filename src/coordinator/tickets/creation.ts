@@ -26,7 +26,7 @@ export interface CreationPlan {
  */
 export interface Creation extends Omit<CreationPlan, 'ticketIds' | 'seats'> {
   readonly requestId: string;
-  /** Replaced, not grown, when a rider joins (see GameCreations.rideAlong); shrunk in place when one leaves. */
+  /** Replaced, never changed in place, when a rider joins (see GameCreations.rideAlong) or a ticket leaves: events hold it. */
   ticketIds: string[];
   seats: { playerId: string; team: number; ticketId: string }[];
   /** Seats named in the CreateGame order; riders after it get a ReserveSeats once the game exists. */

@@ -404,7 +404,7 @@ export class TicketDesk {
       this.registry.get(ticket.factory)?.withdraw(ticket.id);
     }
     this.book.end(ticket.id, outcome);
-    this.ctx.out.event('findFinished', { factory: ticket.factory, outcome, elapsedMs: this.ctx.now() - ticket.createdAt });
+    this.ctx.out.event('findFinished', { ticketId: ticket.id, factory: ticket.factory, outcome, elapsedMs: this.ctx.now() - ticket.createdAt });
     if (error) this.ctx.out.fail(ticket.listener, ticket.id, error);
     this.ctx.maybeIdle.add(ticket.factory);
   }
@@ -417,7 +417,7 @@ export class TicketDesk {
     // waiting ticket's expiry goes; the retention is appended (in time order, never replaced).
     this.ctx.deadlines.delete(DeadlineKind.TicketExpiry, ticketId);
     this.ctx.deadlines.append(DeadlineKind.Retention, ticketId, Math.min(this.ctx.now() + ASSIGNED_RETENTION_MS, ticket.createdAt + this.ctx.config.placement.ticketTtlMs));
-    this.ctx.out.event('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
+    this.ctx.out.event('findFinished', { ticketId, factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
     // The call is answered: what is kept for a retry holds no listener (a retry brings its own).
     this.ctx.out.update(ticket.listener, ticketId, { kind: 'assigned', assignment });
   }

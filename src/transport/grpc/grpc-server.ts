@@ -29,6 +29,7 @@ import { watchStreamResets } from './stream-reset-budget.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { InputPacer } from './input-pacer.js';
 import { matchmakerHandlers } from './matchmaker.js';
+import type { FindTracing } from '../../tracing/find-tracing.js';
 import { ratingsHandlers } from './ratings-service.js';
 import { contractReflection } from './reflection.js';
 
@@ -73,6 +74,8 @@ export interface GrpcServerOptions {
   readonly onStreamResetsRotated?: (peer: string) => void;
   /** Admin.ReloadConfig was called (admins only, checked by the chain): the process reads its config file again. */
   readonly onReloadRequested?: () => ReloadAnswer;
+  /** Traces of finds (src/tracing), when they are on. */
+  readonly findTracing?: FindTracing;
 }
 
 /** What a reload tells the Admin caller: the changes, or why the file was refused (with its gRPC code). */
@@ -151,7 +154,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
   server.addService(
     tolerant(matchmakerService),
-    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats, pacer, refuseNewTicket: options.refuseNewTicket }),
+    matchmakerHandlers(options.commands, options.view, { now: options.now, log: options.log, onRefused: options.onFindRefused, clusterStats: options.clusterStats, pacer, refuseNewTicket: options.refuseNewTicket, tracing: options.findTracing }),
   );
 
   if (options.ratings) server.addService(tolerant(RatingsService), ratingsHandlers(options.ratings));

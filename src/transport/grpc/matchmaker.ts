@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type { Metadata, sendUnaryData, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { CoordinatorCommands, CoordinatorView } from '../../coordinator/edges/index.js';
 import type { Assignment, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import type { Log } from '../../coordinator/ports.js';
@@ -23,6 +23,7 @@ import { StreamLifecycle } from './stream-lifecycle.js';
 import { MAX_BATCH, TickOutbox } from './tick-outbox.js';
 import { principalOf } from '../../security/interceptor/security-interceptor.js';
 import type { StatsAnswer, StatsQuery } from '../../coordinator/stats-query.js';
+import type { FindTracing, TraceHeader } from '../../tracing/find-tracing.js';
 
 export interface MatchmakerOptions {
   readonly now: () => number;
@@ -35,6 +36,8 @@ export interface MatchmakerOptions {
   readonly pacer: InputPacer;
   /** Why a new ticket is refused when its turn comes (the store gate's question, asked again), if it is. */
   readonly refuseNewTicket?: (ticketId: string) => MatchmakingError | undefined;
+  /** Traces of finds (src/tracing), when they are on; absent, a find costs tracing nothing. */
+  readonly tracing?: FindTracing;
 }
 
 /** A call refused because too many inputs wait their turn already (InputPacer.full). */
@@ -105,6 +108,14 @@ function forgetDecoded(wire: FindGameRequest): void {
   wire.softAttributes = undefined;
 }
 
+/** A call's metadata as tracing reads its headers (`traceparent`, `tracestate`). */
+function metadataHeader(metadata: Metadata): TraceHeader {
+  return (name) => {
+    const value = metadata.get(name)[0];
+    return typeof value === 'string' ? value : undefined;
+  };
+}
+
 /** The Matchmaker service: one handler per call shape. */
 export function matchmakerHandlers(coordinator: CoordinatorCommands, view: CoordinatorView, options: MatchmakerOptions) {
   const refuse = (error: unknown): MatchmakingError | undefined => {
@@ -118,6 +129,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
   const findGame = (call: ServerWritableStream<FindGameRequest, FindGameUpdate>): void => {
     const stream = new StreamLifecycle(call);
     const ticketId = call.request.ticketId;
+    const tracing = options.tracing;
+    const arrivedAt = tracing?.now();
     const listener: TicketListener = {
       update(update, _ticketId, ownerAddress) {
         stream.write(toWire(ticketId, update, ownerAddress));
@@ -135,7 +148,9 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
       try {
         const refused = options.refuseNewTicket?.(ticketId);
         if (refused) throw refused;
-        coordinator.find(decodeFindRequest(call.request, principalOf(call.metadata)), listener);
+        const request = decodeFindRequest(call.request, principalOf(call.metadata));
+        if (tracing) tracing.find(coordinator, request, listener, metadataHeader(call.metadata), arrivedAt, 'FindGame');
+        else coordinator.find(request, listener);
       } catch (error) {
         refuse(error);
         listener.fail(asMatchmakingError(error), ticketId);
@@ -157,6 +172,8 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     let batching = false;
     const send = (update: FindGameUpdate) => (batching ? outbox.push(update) : stream.write(update));
     const caller = principalOf(call.metadata);
+    const tracing = options.tracing;
+    const header = tracing && metadataHeader(call.metadata);
     /** The client half-closed: it sends no more tickets but still waits for its pending ones. */
     let clientDone = false;
     const endIfDone = () => {
@@ -187,7 +204,9 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
         if (refused) throw refused;
         const decoded = decodeFindRequest(wire, caller);
         pending.add(decoded.ticketId);
-        coordinator.find(decoded, listener);
+        // A find of the stream is traced from its turn: its arrival in a message is not timed.
+        if (tracing) tracing.find(coordinator, decoded, listener, header!, undefined, 'FindGames');
+        else coordinator.find(decoded, listener);
       } catch (error) {
         refuse(error);
         listener.fail(asMatchmakingError(error), wire.ticketId);
