@@ -6,6 +6,7 @@ import type { CoordinatorConfig } from '../config/config.js';
 import { CoordinatorCore } from '../coordinator/coordinator-core.js';
 import { EventHub } from '../coordinator/edges/events.js';
 import type { Effect } from '../coordinator/effects.js';
+import type { BackfillRecord, BackfillStore } from '../coordinator/backfill/backfill-record.js';
 import type { Log, TicketRecord, TicketStore, Timers } from '../coordinator/ports.js';
 import { ladderStanding, ratedLadders } from '../coordinator/results/game-results.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
@@ -42,6 +43,9 @@ export interface CorePlace {
   readonly store?: TicketStore;
   /** What the store held: those tickets' clients get their places back. */
   readonly restored?: readonly TicketRecord[];
+  /** Open backfill requests kept across restarts (LMDB in the embedded process), and what it held. */
+  readonly backfills?: BackfillStore;
+  readonly restoredBackfills?: readonly BackfillRecord[];
   /** Orders to game servers (in process: straight to each server's stream). */
   readonly orders?: OrderDelivery;
   /** One live ticket per player (in process: a map). */
@@ -98,6 +102,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
       storeInFlightAtOnce: place.storeInFlightAtOnce,
       awaitServersUntil: place.awaitServersMs === undefined ? undefined : environment.now() + place.awaitServersMs,
       serves: place.serves,
+      restoredBackfills: place.restoredBackfills,
     },
     place.restored,
     environment.now(),
@@ -109,6 +114,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
     players: place.players ?? new PlayerClaims(),
     orders: place.orders ?? new LocalDelivery(),
     store: place.store,
+    backfills: place.backfills,
     ratings: environment.ratings,
     workers: environment.workers,
     events: environment.events,

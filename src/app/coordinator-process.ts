@@ -181,7 +181,8 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   // Embedded, the core runs here on LMDB; in a cluster, the node builds one (with the same
   // environment) whenever it takes the matcher, and metrics follow whichever core runs.
   const restored = options.redis ? [] : store.tickets.loadAll();
-  const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored });
+  const restoredBackfills = options.redis ? [] : store.backfills.loadAll();
+  const host = options.redis ? undefined : buildCore(options.config, environment, { store: store.tickets, restored, backfills: store.backfills, restoredBackfills });
   // Known once the gRPC port is bound (below); the node publishes it from its next beat on.
   let advertised: string | undefined;
   const node = options.redis
@@ -292,7 +293,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   if (node) advertised = options.advertiseAddress ?? defaultAdvertiseAddress(listen.host, grpc.port, hostname());
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, node: node?.nodeId, advertise: advertised, settleCollection: settle !== undefined },
+    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, restoredBackfills: restoredBackfills.length, node: node?.nodeId, advertise: advertised, settleCollection: settle !== undefined },
     'gamefactory coordinator listening',
   );
 

@@ -8,6 +8,7 @@ import type { CoordinatorCommands } from '../coordinator/edges/commands.js';
 import type { EventHub } from '../coordinator/edges/events.js';
 import type { CoordinatorView } from '../coordinator/edges/view.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../coordinator/messages.js';
+import type { BackfillStore } from '../coordinator/backfill/backfill-record.js';
 import type { Log, TicketStore, Timers } from '../coordinator/ports.js';
 import { MatchmakingError } from '../errors/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
@@ -26,6 +27,8 @@ export interface HostParts {
   readonly orders: OrderDelivery;
   /** Waiting tickets kept across restarts; none: nothing is stored. */
   readonly store?: TicketStore;
+  /** Open backfill requests kept across restarts (with the tickets: the same commits); none: not stored. */
+  readonly backfills?: BackfillStore;
   /** Where `recordResult` effects are written (the store the core reads). */
   readonly ratings: RatingStore;
   /** Solves the slices of `solve` effects off the event loop (worker threads). */
@@ -165,7 +168,7 @@ export class CoreHost implements CoordinatorCommands {
 
   private perform(effect: Effect): void {
     this.parts.seen?.(effect);
-    if (this.telling && this.held.has(effect.kind)) this.telling.tellOrHold(effect);
+    if (this.telling && (this.held.has(effect.kind) || isBackfillStatus(effect))) this.telling.tellOrHold(effect);
     else this.performNow(effect);
   }
 
@@ -190,6 +193,10 @@ export class CoreHost implements CoordinatorCommands {
           return parts.store?.save(effect.record);
         case 'unstore':
           return parts.store?.remove(effect.ticketId);
+        case 'storeBackfill':
+          return parts.backfills?.save(effect.record);
+        case 'unstoreBackfill':
+          return parts.backfills?.remove(effect.backfillId);
         case 'release':
           return parts.players.release(effect.ticketId, effect.playerIds);
         case 'event':
@@ -237,4 +244,9 @@ export class CoreHost implements CoordinatorCommands {
       this.apply(this.core.advance(this.parts.now()));
     }, at - this.parts.now());
   }
+}
+
+/** A backfill request's status is told to its server, as a ticket's update to its client, once what it says is on disk. */
+function isBackfillStatus(effect: Effect): boolean {
+  return effect.kind === 'order' && effect.order.kind === 'backfillStatus';
 }

@@ -17,6 +17,12 @@ import { FormedGameQuality } from './match-quality.js';
 import { GapHistogram, ScoreDistribution } from './score-distribution.js';
 import { planTarget, TargetWindows } from './target-windows.js';
 import { validateTicket } from './ticket-validation.js';
+import { searchFill } from './backfill/fill-search.js';
+import type { GameFill, PartialGame } from './backfill/partial-game.js';
+import { GameObjective } from './game-objective.js';
+import { predictedBalance, type RatedPlayer } from './match-quality.js';
+import { SoftPreferences } from './soft-preferences.js';
+import { VenueChoice } from './venue-choice.js';
 
 export interface CompetitiveMatcherDeps {
   /**
@@ -91,6 +97,8 @@ export class CompetitiveMatcher {
   private report: BatchReport | undefined;
   /** A batch of formGamesOn is being solved; see formGamesOn. */
   private outstanding = false;
+  /** Running games asking for backfill (partial games), oldest request first. */
+  private readonly partials = new Map<string, PartialGame>();
 
   constructor(
     private readonly config: CompetitiveConfig,
@@ -140,7 +148,8 @@ export class CompetitiveMatcher {
     if (this.outstanding || this.pool.size === 0 || this.intervalStart === undefined) return undefined;
     if (this.arrivalsSinceBatch > 0 && this.pool.size >= this.config.batch.maxTickets) return this.intervalStart;
     const byInterval = this.intervalStart + this.config.batch.intervalMs;
-    if (this.arrivalsSinceBatch > 0 || this.nextRelaxationAt === undefined) return byInterval;
+    // A partial game's window widens with its wait like a ticket's: every interval may fill it.
+    if (this.arrivalsSinceBatch > 0 || this.nextRelaxationAt === undefined || this.partials.size > 0) return byInterval;
     return Math.max(byInterval, this.nextRelaxationAt);
   }
 
@@ -151,6 +160,82 @@ export class CompetitiveMatcher {
    */
   estimatedWaitMs(ticket: CompetitiveTicket): number | undefined {
     return this.matchedWaits.meanNear(partyScore(ticket));
+  }
+
+  /**
+   * A running game asks for its open seats to be filled (a backfill request): from the next batch
+   * on, it takes waiting tickets before new games are formed. Replaces a partial game of the same id.
+   */
+  addPartialGame(game: PartialGame): void {
+    this.partials.delete(game.backfillId);
+    this.partials.set(game.backfillId, game);
+  }
+
+  removePartialGame(backfillId: string): boolean {
+    return this.partials.delete(backfillId);
+  }
+
+  /** Partial games waiting for a fill. */
+  get partialGames(): number {
+    return this.partials.size;
+  }
+
+  /**
+   * Fills the partial games it can from the pool at `now`, oldest request first, each with the
+   * batch's own objective over the whole game after the fill (fill-search.ts); the tickets taken
+   * leave the pool. The caller runs it just before a batch, so a backfill has first pick. Nothing
+   * happens (and nothing is sorted) while no partial game waits, or while a batch is out.
+   */
+  fillPartialGames(now: number): GameFill[] {
+    if (this.partials.size === 0 || this.pool.size === 0 || this.outstanding) return [];
+    const tickets = new Array<CompetitiveTicket>(this.pool.size);
+    const scores = new Float64Array(this.pool.size);
+    let n = 0;
+    for (const w of this.pool.values()) {
+      tickets[n] = w.ticket;
+      scores[n++] = w.score;
+    }
+    const sigma = this.distribution.stdDev > 0 ? this.distribution.stdDev : 1;
+    const windows = this.targetWindows(now, sigma);
+    const sorted = sortedBatch(tickets, this.schedule, now, scores, windows);
+    const objective = new GameObjective(this.config, new VenueChoice(this.config.maps, this.config.regions), sigma, new SoftPreferences(this.config.softPreferences ?? []));
+    const context = { config: this.config, schedule: this.schedule, windows, objective, now };
+    const taken = new Uint8Array(sorted.length);
+    const beta = this.config.performanceSd ?? (this.distribution.stdDev > 0 ? this.distribution.stdDev / 2 : 1);
+    const fills: GameFill[] = [];
+    for (const game of this.partials.values()) {
+      const found = searchFill(game, sorted, taken, context);
+      if (found === undefined) continue;
+      const seats: { ticketId: string; team: number }[] = [];
+      const waitsMs: number[] = [];
+      const rated: RatedPlayer[][] = Array.from({ length: this.config.teams }, () => []);
+      for (const p of game.players) (rated[p.team] as RatedPlayer[]).push({ score: p.score, uncertainty: 0 });
+      found.newcomers.forEach((team, t) => {
+        for (const k of team) {
+          taken[k] = 1;
+          const ticket = sorted.tickets[k] as CompetitiveTicket;
+          seats.push({ ticketId: ticket.ticketId, team: t });
+          waitsMs.push(sorted.waitMs[k] as number);
+          for (const p of ticket.players) (rated[t] as RatedPlayer[]).push({ score: p.score, uncertainty: ticket.scoreUncertainty ?? 0 });
+        }
+      });
+      const balance = predictedBalance(rated, beta);
+      fills.push({
+        backfillId: game.backfillId,
+        seats,
+        scoreGap: found.evaluation.scoreGap,
+        gapInSigma: this.distribution.inSigma(found.evaluation.scoreGap),
+        teamImbalance: found.evaluation.teamImbalance,
+        waitsMs,
+        favouriteWinProbability: balance.favouriteWinProbability,
+        matchQuality: balance.matchQuality,
+      });
+    }
+    for (const fill of fills) {
+      this.partials.delete(fill.backfillId);
+      for (const seat of fill.seats) this.remove(seat.ticketId);
+    }
+    return fills;
   }
 
   /** True while a batch of formGamesOn is being solved elsewhere; no other batch may start then. */

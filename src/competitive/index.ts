@@ -35,3 +35,4 @@ export { DEFAULT_PAIR_WINDOW, pairWindowOf } from './one-on-one-pairing.js';
 export { ArrivalDensity, DensitySnapshot, DensityView, RegionalDensity } from './arrival-density.js';
 export { planTarget, TargetWindows, WINDOW_SHAPES, type TargetPlan, type WindowShape } from './target-windows.js';
 export { predictedBalance, type PredictedBalance, type RatedPlayer } from './match-quality.js';
+export { openSeats, type GameFill, type PartialGame, type RemainingPlayer } from './backfill/partial-game.js';

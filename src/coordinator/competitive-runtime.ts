@@ -1,4 +1,7 @@
-import { CompetitiveMatcher, validateTicket, type BatchOut, type CompetitiveStats, type CompetitiveTicket, type FormedGame } from '../competitive/index.js';
+import { CompetitiveMatcher, validateTicket, type BatchOut, type CompetitiveStats, type CompetitiveTicket, type FormedGame, type GameFill, type PartialGame } from '../competitive/index.js';
+import { checkBackfill } from './backfill/backfill-check.js';
+import type { BackfillRecord } from './backfill/backfill-record.js';
+import { BackfillSeats } from './backfill/backfill-seats.js';
 import type { CooperativeStats } from '../cooperative/index.js';
 import type { CompetitiveSettings } from '../config/config.js';
 import { sameValue } from '../config/same-value.js';
@@ -9,7 +12,7 @@ import type { CoreContext } from './core-context.js';
 import { DeadlineKind } from './deadlines.js';
 import type { SolvedBatch } from './effects.js';
 import { FactoryRuntime, type AdmitDecision } from './factory-runtime.js';
-import type { FindRequest, MatchQualityFigures, RunningGame } from './messages.js';
+import type { BackfillRequest, FindRequest, MatchQualityFigures, RunningGame } from './messages.js';
 import type { RatedLadder, RatingsReader } from './results/game-results.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
@@ -37,7 +40,13 @@ export class CompetitiveRuntime extends FactoryRuntime {
    * Games this factory formed (or a server re-announced) that still run: QueryStats counts them.
    * `roster` is everyone the game was made for: a player who drops out may come back, no one else.
    */
-  private readonly running = new Map<string, { players: Set<string>; roster: Set<string>; startedAt: number }>();
+  private readonly running = new Map<string, { players: Set<string>; roster: Set<string>; startedAt: number; map?: string; region?: string }>();
+  /** Partial games of open backfill requests, kept here too so a new matcher (a reload) takes them over. */
+  private readonly partials = new Map<string, PartialGame>();
+  /** Seats backfills reserved for players who have not joined yet. */
+  private readonly backfillSeats = new BackfillSeats();
+  /** The reservation deadline set in the core's heap, if any. */
+  private seatsExpireAt: number | undefined;
 
   constructor(
     identity: FactoryIdentity,
@@ -78,6 +87,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.out = undefined;
     this.matcher = new CompetitiveMatcher(this.settings, { now: this.solving.climbClock, random: this.ctx.random });
     for (const ticket of waiting) this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
+    for (const game of this.partials.values()) this.matcher.addPartialGame(game);
     this.ctx.deadlines.delete(DeadlineKind.Batch, this.identity.name);
     this.batchAt = undefined;
     this.scheduleBatch();
@@ -162,7 +172,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
   gameCreated(creation: Creation, gameId: string): string[] {
     const present = new Set(creation.ticketIds);
     const players = creation.seats.filter((s) => present.has(s.ticketId)).map((s) => s.playerId);
-    this.running.set(gameId, { players: new Set(players), roster: new Set(players), startedAt: this.ctx.now() });
+    this.running.set(gameId, { players: new Set(players), roster: new Set(players), startedAt: this.ctx.now(), map: creation.map, region: creation.region });
     return [];
   }
 
@@ -178,6 +188,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
   removeGame(gameId: string): string[] {
     const game = this.running.get(gameId);
     this.running.delete(gameId);
+    this.backfillSeats.releaseGame(gameId);
     return game ? [...new Set([...game.players, ...game.roster])] : [];
   }
 
@@ -187,6 +198,7 @@ export class CompetitiveRuntime extends FactoryRuntime {
 
   override playerJoined(gameId: string, playerId: string): void {
     this.running.get(gameId)?.players.add(playerId);
+    this.backfillSeats.release(gameId, playerId);
   }
 
   override playerLeft(gameId: string, playerId: string): void {
@@ -223,7 +235,74 @@ export class CompetitiveRuntime extends FactoryRuntime {
     return this.matcher.stats();
   }
 
+  // ---------------------------------------------------------------- backfill
+
+  /** A backfill request for one of its running games, checked (MatchmakingError naming the field). */
+  checkBackfill(gameId: string, request: BackfillRequest): Pick<BackfillRecord, 'players' | 'map' | 'region'> {
+    const game = this.running.get(gameId);
+    const ladder = this.ladder;
+    return checkBackfill(request, {
+      template: this.identity.template.name,
+      settings: this.settings,
+      roster: game?.roster,
+      map: game?.map ?? '',
+      region: game?.region ?? '',
+      rated: ladder && ((players) => partyScores(ladder.system, players, (player) => this.ratings?.get(ladder.config.name, player)).scores),
+    });
+  }
+
+  /** True while some backfill request waits here for a fill. */
+  get backfillsOpen(): boolean {
+    return this.partials.size > 0;
+  }
+
+  /** A backfill request waits for tickets from the next batch on (replacing one with its id). */
+  openBackfill(game: PartialGame): void {
+    this.partials.set(game.backfillId, game);
+    this.matcher.addPartialGame(game);
+    this.scheduleBatch();
+  }
+
+  closeBackfill(backfillId: string): void {
+    if (this.partials.delete(backfillId)) this.matcher.removePartialGame(backfillId);
+  }
+
+  /** Fills what it can of the open requests from the pool, now; their tickets have left the pool. */
+  fillBackfills(): GameFill[] {
+    const fills = this.matcher.fillPartialGames(this.ctx.now());
+    for (const fill of fills) this.partials.delete(fill.backfillId);
+    return fills;
+  }
+
+  /** Seats a fill reserved: the newcomers may join until `expiresAt`, then the seats lapse. */
+  holdBackfillSeats(gameId: string, playerIds: readonly string[], expiresAt: number): void {
+    const game = this.running.get(gameId);
+    for (const playerId of playerIds) game?.roster.add(playerId);
+    this.backfillSeats.hold(gameId, playerIds, expiresAt);
+    this.scheduleSeatExpiry();
+  }
+
+  /** Backfill seats whose newcomers did not arrive in time: no longer theirs. */
+  override expireReservations(now: number): readonly { readonly gameId: string; readonly playerIds: readonly string[] }[] {
+    this.seatsExpireAt = undefined;
+    const lapsed = this.backfillSeats.lapse(now);
+    for (const { gameId, playerIds } of lapsed) {
+      const game = this.running.get(gameId);
+      for (const playerId of playerIds) if (!game?.players.has(playerId)) game?.roster.delete(playerId);
+    }
+    this.scheduleSeatExpiry();
+    return lapsed;
+  }
+
+  private scheduleSeatExpiry(): void {
+    const at = this.backfillSeats.nextExpiry();
+    if (at === undefined || at === this.seatsExpireAt) return;
+    this.seatsExpireAt = at;
+    this.ctx.deadlines.set(DeadlineKind.Reservations, this.identity.name, at);
+  }
+
   override dispose(): void {
+    this.ctx.deadlines.delete(DeadlineKind.Reservations, this.identity.name);
     this.ctx.deadlines.delete(DeadlineKind.Batch, this.identity.name);
     this.out?.handle.abandon();
     this.out = undefined;

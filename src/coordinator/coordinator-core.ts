@@ -5,6 +5,8 @@ import { FactoryRegistry, type FactoryIdentity } from '../factories/factory-regi
 import { Placement } from '../placement/index.js';
 import { InMemoryRatingStore } from '../ratings/index.js';
 import type { Principal } from '../security/tokens/principal.js';
+import { BackfillDesk } from './backfill/backfill-desk.js';
+import type { BackfillRecord } from './backfill/backfill-record.js';
 import { CompetitiveRuntime, type BatchSolving } from './competitive-runtime.js';
 import { ConfigReload, type ReloadOutcome } from './config-reload.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
@@ -59,6 +61,8 @@ export interface CoreOptions {
    * 64 matchers per factory). Absent: all.
    */
   readonly serves?: (factory: string) => boolean;
+  /** Open backfill requests from before a restart: taken up again when their servers re-announce their games. */
+  readonly restoredBackfills?: readonly BackfillRecord[];
 }
 
 /** A find's step; `refused` is the answer to a request that can never succeed as asked. */
@@ -112,6 +116,7 @@ export class CoordinatorCore {
   private readonly servers: ServerDesk;
   private readonly reloads: ConfigReload;
   private readonly rejections: RejectionLog;
+  private readonly backfills: BackfillDesk;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
 
@@ -150,10 +155,11 @@ export class CoordinatorCore {
     this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight === false ? 'never' : options.storeInFlightAtOnce ? 'at-once' : 'unconfirmed');
     this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
-    this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored);
+    this.backfills = new BackfillDesk(ctx, this.registry, this.roster, this.games, this.book, this.desk, options.restoredBackfills ?? []);
+    this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored, this.backfills);
     this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
     this.rejections = new RejectionLog(ctx);
-    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
+    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement, this.backfills);
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
   }
@@ -360,9 +366,14 @@ export class CoordinatorCore {
         return this.rejections.windowClosed(id);
       case DeadlineKind.Batch: {
         const runtime = this.registry.get(id);
-        if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.runBatch());
+        if (!(runtime instanceof CompetitiveRuntime)) return;
+        // Running games asking for backfill have first pick of the batch's tickets.
+        if (runtime.backfillsOpen) this.backfills.filled(runtime, runtime.fillBackfills());
+        this.startGames(runtime, runtime.runBatch());
         return;
       }
+      case DeadlineKind.BackfillExpiry:
+        return this.backfills.expire(id);
     }
   }
 

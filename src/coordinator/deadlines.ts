@@ -28,9 +28,11 @@ export enum DeadlineKind {
   Retention,
   /** A creation still in flight this long after its order: its tickets are stored with where it was sent. */
   StoreInFlight,
+  /** A backfill request's time to live ends. */
+  BackfillExpiry,
 }
 
-const KINDS = 12;
+const KINDS = 13;
 
 /**
  * Every deadline of the core in one binary heap and one queue, on the core's own clock: the edge reads

@@ -4,6 +4,7 @@ import type { RecordedResult } from '../ratings/rating-store.js';
 import type { CoordinatorEventMap, CoordinatorEventType } from './edges/events.js';
 import type { Log } from './log.js';
 import type { ServerChannel, ServerOrder, TicketListener, TicketUpdate } from './messages.js';
+import type { BackfillRecord } from './backfill/backfill-record.js';
 import type { TicketRecord } from './tickets/ticket-record.js';
 
 /** A happening for metrics, the operator page and logs (CoordinatorEvents at the edge). */
@@ -34,6 +35,9 @@ export type Effect =
   | { readonly kind: 'store'; readonly record: TicketRecord }
   /** Forget a stored ticket (assigned, or ended). */
   | { readonly kind: 'unstore'; readonly ticketId: string }
+  /** Keep an open backfill request so a restart takes it up again (BackfillStore). */
+  | { readonly kind: 'storeBackfill'; readonly record: BackfillRecord }
+  | { readonly kind: 'unstoreBackfill'; readonly backfillId: string }
   /** The ticket's claim on its players (one live ticket per player, checked by the edge) ends. */
   | { readonly kind: 'release'; readonly ticketId: string; readonly playerIds: readonly string[] }
   /** Write a game's new ratings; its outcome comes back as the input `resultRecorded`. */

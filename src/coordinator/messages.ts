@@ -1,5 +1,5 @@
 import type { AttributeSet } from '../attributes/attribute-value.js';
-import type { MatchmakingError } from '../errors/index.js';
+import type { ErrorCode, MatchmakingError } from '../errors/index.js';
 import type { ReportedResult } from '../ratings/result-rules.js';
 import type { Principal } from '../security/tokens/principal.js';
 
@@ -66,7 +66,24 @@ export type ServerEvent =
   | { readonly kind: 'gameEnded'; readonly gameId: string }
   | { readonly kind: 'capacityChanged'; readonly capacity: ServerCapacity }
   /** A finished game's result for its factory's ladder; `result.serverId` is the reporter. */
-  | { readonly kind: 'gameResult'; readonly result: ReportedResult };
+  | { readonly kind: 'gameResult'; readonly result: ReportedResult }
+  /** Competitive backfill: fill the open seats of a running game this server hosts. */
+  | { readonly kind: 'requestBackfill'; readonly gameId: string; readonly request: BackfillRequest }
+  | { readonly kind: 'cancelBackfill'; readonly gameId: string; readonly backfillId: string };
+
+/** A RequestBackfill after the transport's shape and size checks. */
+export interface BackfillRequest {
+  readonly backfillId: string;
+  readonly players: readonly { readonly playerId: string; readonly team: number; readonly score: number | undefined; readonly softAttributes?: ReadonlyMap<string, string> }[];
+  /** 0: the placement's ticket time to live. */
+  readonly ttlMs: number;
+  /** '' when the server leaves it to the coordinator's record. */
+  readonly map: string;
+  readonly region: string;
+}
+
+/** How a backfill request ended. */
+export type BackfillOutcome = 'filled' | 'cancelled' | 'expired' | 'gameEnded' | 'refused';
 
 /** A competitive game's predicted balance, as its matcher computed it when it formed the game. */
 export interface MatchQualityFigures {
@@ -102,8 +119,12 @@ export type ServerOrder =
       readonly playerIds: readonly string[];
       readonly reservationToken: string;
       readonly expiresInMs: number;
+      /** Competitive backfill: the request these seats fill, and each seat's team. */
+      readonly backfill?: { readonly backfillId: string; readonly seatTeams: readonly number[] };
     }
   | { readonly kind: 'rejected'; readonly reason: string }
+  /** Where a backfill request stands (see BackfillState in the .proto). */
+  | { readonly kind: 'backfillStatus'; readonly backfillId: string; readonly gameId: string; readonly state: BackfillOutcome | 'queued'; readonly code: ErrorCode | 'OK'; readonly reason: string }
   /** Answers a gameResult: applied = false for a repeat or a game that did not count (`reason`). */
   | { readonly kind: 'gameResultAck'; readonly gameId: string; readonly applied: boolean; readonly reason: string };
 

@@ -24,6 +24,8 @@ export interface StatsAnswer {
   openGamesByOpenSlots: number[];
   waitingTickets: number;
   competitive: { gamesFormed: number; meanGapSigma: number; p99GapSigma: number; scoreMean: number; scoreStdDev: number } | undefined;
+  /** Competitive factories: open backfill requests, the seats they ask for, requests filled since the start. */
+  backfill?: { openRequests: number; openSeats: number; filled: number };
 }
 
 /** The answer over no factory (a cluster node that runs none of a query's factories contributes it). */
@@ -53,6 +55,8 @@ export function queryStats(
   queuedIn: (factory: string) => number,
   query: StatsQuery,
   now: number,
+  /** A factory's backfill requests, where they are kept. */
+  backfillIn?: (factory: string) => { requests: number; seats: number; filled: number },
 ): StatsAnswer {
   let names: string[];
   if (query.factory !== '') {
@@ -83,6 +87,13 @@ export function queryStats(
       }
     }
     const quality = runtime.competitiveStats();
+    if (quality && backfillIn) {
+      const open = backfillIn(name);
+      const b = (answer.backfill ??= { openRequests: 0, openSeats: 0, filled: 0 });
+      b.openRequests += open.requests;
+      b.openSeats += open.seats;
+      b.filled += open.filled;
+    }
     if (quality) {
       // Over several factories: means weighted by games formed, the worst p99.
       const c = (answer.competitive ??= { gamesFormed: 0, meanGapSigma: 0, p99GapSigma: 0, scoreMean: 0, scoreStdDev: 0 });

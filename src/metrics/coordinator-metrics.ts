@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoordinatorEvents, CoordinatorSnapshot, CoordinatorView, FindOutcome, RequeueCause } from '../coordinator/edges/index.js';
+import { BackfillMetrics } from './backfill-metrics.js';
 import { TalliedCounter, TalliedHistogram } from './tallies.js';
 
 /**
@@ -28,6 +29,7 @@ export class CoordinatorMetrics {
   private readonly competitiveWait: Histogram<'factory'>;
   private readonly settleCollections: Histogram;
   private readonly settleReleased: Counter;
+  private readonly backfill: BackfillMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -111,6 +113,7 @@ export class CoordinatorMetrics {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
       registers,
     });
+    this.backfill = new BackfillMetrics(registers);
     this.settleReleased = new Counter({
       name: 'gamefactory_settle_collection_released_bytes_total',
       help: 'Old-generation heap those collections gave back (committed before minus after)',
@@ -174,6 +177,7 @@ export class CoordinatorMetrics {
       this.competitiveBalance(e.factory, e.favouriteWinProbability, e.matchQuality);
     });
     events.on('serverBackedOff', () => this.serverBackedOff());
+    this.backfill.attach(view, events);
   }
 
   findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {

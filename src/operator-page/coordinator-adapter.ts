@@ -43,6 +43,7 @@ export class CoordinatorOperatorSource implements OperatorSource {
       openSlots: f.openSlots,
       servers: f.servers,
       gap: f.competitive && { gamesFormed: f.competitive.gamesFormed, meanSigma: f.competitive.meanGapInSigma, p99Sigma: f.competitive.p99GapInSigma },
+      ...(f.backfill && { backfill: f.backfill }),
     }));
     const servers: ServerSnapshot[] = this.view.servers().map((s) => ({
       serverId: s.serverId,

@@ -19,6 +19,8 @@ export interface FactorySnapshot {
   readonly servers: number;
   /** Competitive factories: the quality of every game formed so far. */
   readonly gap?: { readonly gamesFormed: number; readonly meanSigma: number; readonly p99Sigma: number };
+  /** Competitive factories: open backfill requests, the seats they ask for, requests filled since the start. */
+  readonly backfill?: { readonly requests: number; readonly seats: number; readonly filled: number };
 }
 
 export type ServerHealth = 'ok' | 'full' | 'backed-off';

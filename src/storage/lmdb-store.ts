@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { PlayerRating } from '../ratings/rating-system.js';
 import { DataDirectoryError } from './data-directory/check-data-directory.js';
+import { LmdbBackfillStore } from './lmdb-backfill-store.js';
 import { LmdbRatingStore } from './lmdb-rating-store.js';
 import { LmdbTicketStore, type WriteFailureHandler } from './lmdb-ticket-store.js';
 import { onStrayLmdbFailure, PROBE_HEADROOM_BYTES, StoreHealth, withCommitCause } from './store-health.js';
@@ -25,6 +26,8 @@ export const DEFAULT_PROBE_MS = 1000;
  */
 export class LmdbStore {
   readonly tickets: LmdbTicketStore;
+  /** Open backfill requests, written with the tickets. */
+  readonly backfills: LmdbBackfillStore;
   /** Whether writes land now (a full disk makes them fail until space returns). */
   readonly health: StoreHealth;
   private readonly unguard: () => void;
@@ -38,6 +41,7 @@ export class LmdbStore {
       if (kind === 'commit') this.health.failed(error);
       options.onWriteFailed?.(op, error, ticketId, kind);
     });
+    this.backfills = new LmdbBackfillStore(root, this.tickets);
     // A commit failure LMDB raises where no caller can catch it: the store is failing, not the process.
     this.unguard = onStrayLmdbFailure((error) => withCommitCause(error, (cause) => this.health.failed(cause)));
   }

@@ -64,6 +64,14 @@ export class LmdbTicketStore implements TicketStore {
     this.write('remove', ticketId, () => this.db.remove(ticketId));
   }
 
+  /**
+   * Another record's write in the same environment (a backfill request's), counted and reported as
+   * a ticket's is, and joining the same commit: `inFlight` then holds what is told after it too.
+   */
+  writeAlongside(op: TicketWriteOp, key: string, start: () => Promise<boolean>): void {
+    this.write(op, key, start);
+  }
+
   /** The commit of the latest writes while LMDB has not answered it (the batch a write joins). */
   inFlight(): Promise<boolean> | undefined {
     return this.batch?.commit;

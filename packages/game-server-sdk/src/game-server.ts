@@ -2,6 +2,7 @@ import { credentials as grpcCredentials, status, type ServiceError } from '@grpc
 import { EventEmitter } from 'node:events';
 import { Backoff, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
 import type { CoordinatorMessage, CreateGame, GameServerLinkClient, Hello, ServerMessage } from '@gamefactory/protocol/v1/game_server_link';
+import { BackfillRequests, type BackfillHandle, type BackfillOptions } from './backfill-requests.js';
 import { gameOrder, type GameOrder } from './game-order.js';
 import type { Capacity, Connected, GameServerEvents, GameServerOptions } from './game-server-options.js';
 import { HostedGames, type HostedGame } from './hosted-games.js';
@@ -22,6 +23,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private readonly clients = new Map<string, GameServerLinkClient>();
   private readonly hosted: HostedGames;
   private readonly results: ResultReports;
+  private readonly backfills: BackfillRequests;
   /** Request ids of CreateGame orders whose game `createGame` is still making. */
   private readonly creating = new Set<string>();
   private readonly backoff: Backoff | undefined;
@@ -47,6 +49,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
       (result) => this.report({ event: { $case: 'gameResult', value: result } }),
       options.resultTimeoutMs ?? 10_000,
     );
+    this.backfills = new BackfillRequests(options.serverId, (request) => this.report({ event: { $case: 'requestBackfill', value: request } }));
     this.backoff = options.reconnect === false ? undefined : new Backoff(options.reconnect);
     for (const game of options.runningGames ?? []) this.hosted.add({ ...game, matchable: game.matchable ?? {}, players: game.playerIds });
   }
@@ -95,7 +98,23 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     this.report({ event: { $case: 'gameAttributesChanged', value: { gameId, matchableAttributes: wireAttributes(matchable) } } });
   }
 
+  /**
+   * Competitive backfill: asks the coordinator to fill the open seats of a running game, naming the
+   * players who remain and their teams. `queued` resolves once the request is stored; `filled`
+   * resolves with the newcomers (their seats are reserved here already, as `seatsReserved` also
+   * says) or rejects with a BackfillEndedError (cancelled, expired, game ended, refused).
+   */
+  requestBackfill(gameId: string, options: BackfillOptions): BackfillHandle {
+    return this.backfills.request(gameId, options);
+  }
+
+  /** Stops a backfill request; its `filled` rejects with end 'cancelled'. False while disconnected. */
+  cancelBackfill(gameId: string, backfillId: string): boolean {
+    return this.report({ event: { $case: 'cancelBackfill', value: { gameId, backfillId } } });
+  }
+
   endGame(gameId: string): void {
+    this.backfills.gameEnded(gameId);
     if (!this.hosted.end(gameId)) return;
     this.report({ event: { $case: 'gameEnded', value: { gameId } } });
     if (this.draining) this.shrinkToRunningGames();
@@ -197,6 +216,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private finish(error: ServiceError | undefined): void {
     this.hosted.rejectAll();
     this.results.rejectAll(error ? error.details : 'the game server closed');
+    this.backfills.rejectAll(error ? error.details : 'the game server closed');
     for (const client of this.clients.values()) client.close();
     this.firstWelcome?.reject(error ?? new Error('the game server closed before connecting'));
     this.firstWelcome = undefined;
@@ -212,9 +232,12 @@ export class GameServer extends EventEmitter<GameServerEvents> {
         const { gameId, seats, reservationToken: token, expiresInMs } = order.value;
         const playerIds = seats.map((s) => s.playerId);
         this.hosted.reserve(gameId, playerIds, token, expiresInMs);
+        if (order.value.backfillId !== '') this.backfills.seatsReserved(order.value);
         if (this.hosted.view.has(gameId)) this.emit('seatsReserved', { gameId, playerIds, token, expiresInMs });
         return;
       }
+      case 'backfillStatus':
+        return this.backfills.status(order.value);
       case 'gameResultAck':
         return this.results.acknowledged(order.value);
       case 'rejected':

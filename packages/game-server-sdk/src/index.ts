@@ -6,3 +6,4 @@ export type { Capacity, Connected, Disconnected, GameServerOptions, RunningGameI
 export type { HostedGame, Seat } from './hosted-games.js';
 export type { ResultAck } from './result-reports.js';
 export { credentials, status } from '@grpc/grpc-js';
+export { BackfillEndedError, type BackfillEnd, type BackfillFilled, type BackfillHandle, type BackfillOptions, type RemainingPlayer } from './backfill-requests.js';

@@ -1,5 +1,6 @@
 import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import type { Placement } from '../../placement/index.js';
+import type { BackfillDesk } from '../backfill/backfill-desk.js';
 import type { FactoryRuntime } from '../factory-runtime.js';
 import type { GameCreations } from '../game-creations.js';
 import type { RunningGames } from '../servers/running-games.js';
@@ -19,6 +20,7 @@ export class CoreView implements CoordinatorView {
     private readonly creations: GameCreations,
     private readonly parked: ParkedTickets,
     private readonly placement: Placement,
+    private readonly backfills?: BackfillDesk,
   ) {}
 
   ticket(ticketId: string): TicketSummary | undefined {
@@ -71,12 +73,13 @@ export class CoreView implements CoordinatorView {
         openGames: runtime.openGames(),
         openSlots: runtime.stats([], 'all', now)?.openSlots ?? 0,
         competitive: runtime.competitiveStats(),
+        ...(runtime.strategy === 'competitive' && this.backfills && { backfill: this.backfills.openIn(name) }),
       };
     });
   }
 
   queryStats(query: StatsQuery, now: number): StatsAnswer {
-    return queryStats(this.registry, (name) => this.creations.waitingTickets(name), query, now);
+    return queryStats(this.registry, (name) => this.creations.waitingTickets(name), query, now, this.backfills && ((name) => this.backfills!.openIn(name)));
   }
 
   snapshot(): CoordinatorSnapshot {
@@ -88,6 +91,7 @@ export class CoreView implements CoordinatorView {
       ticketsByState: this.book.countsByState(),
       queued: this.creations.waiting(),
       openGames: [...this.registry.names()].reduce((n, f) => n + this.registry.get(f)!.openGames(), 0),
+      ...(this.backfills && { backfillRequests: this.backfills.size }),
     };
   }
 }

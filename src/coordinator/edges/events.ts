@@ -1,4 +1,5 @@
 import type { Log } from '../log.js';
+import type { BackfillOutcome } from '../messages.js';
 
 export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
 /** `full`: the server refused for want of a free slot (another shard's owner took it first): not a failure of the server. */
@@ -37,6 +38,13 @@ export interface CoordinatorEventMap {
   /** A game began running (created on our order, or announced in a hello). */
   gameStarted: { readonly gameId: string; readonly serverId: string; readonly factory: string };
   gameEnded: { readonly gameId: string; readonly serverId: string; readonly factory: string };
+  /** A server asked for backfill of a running game (a new request, or one sent again). */
+  backfillRequested: { readonly factory: string; readonly backfillId: string; readonly serverId: string; readonly gameId: string; readonly seats: number };
+  /**
+   * A backfill request ended `elapsedMs` after it was made: filled (with `seats` newcomers, the
+   * game then `gapInSigma` wide), cancelled, expired, its game ended, or refused.
+   */
+  backfillEnded: { readonly factory: string; readonly outcome: BackfillOutcome; readonly elapsedMs: number; readonly seats: number; readonly gapInSigma?: number };
 }
 
 export type CoordinatorEventType = keyof CoordinatorEventMap;

@@ -14,6 +14,8 @@ export interface CoordinatorSnapshot {
   /** Creations waiting for a slot. */
   readonly queued: number;
   readonly openGames: number;
+  /** Open backfill requests (absent where backfill is not kept, e.g. a cluster node's view). */
+  readonly backfillRequests?: number;
 }
 
 export interface ServerSummary {
@@ -44,6 +46,14 @@ export interface FactorySummary {
   /** Open seats over its open games (cooperative; 0 for competitive factories). */
   readonly openSlots: number;
   readonly competitive: CompetitiveStats | undefined;
+  /** Competitive factories: open backfill requests, the seats they ask for, requests filled since the start. */
+  readonly backfill?: BackfillCounts;
+}
+
+export interface BackfillCounts {
+  readonly requests: number;
+  readonly seats: number;
+  readonly filled: number;
 }
 
 export interface TicketSummary {

@@ -127,6 +127,15 @@ export class RunningGames {
   }
 
   /**
+   * Seats a backfill filled in a competitive game, reserved for its newcomers until `expiresAt`:
+   * given by the coordinator, so a ranked result may name them.
+   */
+  reserveBackfill(runtime: FactoryRuntime & { holdBackfillSeats(gameId: string, playerIds: readonly string[], expiresAt: number): void }, gameId: string, playerIds: readonly string[], expiresAt: number): void {
+    this.seat(gameId, playerIds, true);
+    runtime.holdBackfillSeats(gameId, playerIds, expiresAt);
+  }
+
+  /**
    * The server says the player is in the game. Only a player holding a seat in it (reserved for
    * them, or theirs already; or one of a competitive game's own players coming back) may be: a
    * server cannot take a player out of another game, block a stranger from finding one, or seat

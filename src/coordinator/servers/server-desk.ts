@@ -9,6 +9,7 @@ import type { GameResults } from '../results/game-results.js';
 import type { TicketBook } from '../tickets/ticket-book.js';
 import type { RestoredTickets } from '../tickets/restored-tickets.js';
 import type { TicketDesk } from '../tickets/ticket-desk.js';
+import type { BackfillDesk } from '../backfill/backfill-desk.js';
 import { OrderedGames } from './ordered-games.js';
 import { sortRunningGames } from './running-game-check.js';
 import type { RunningGames } from './running-games.js';
@@ -32,6 +33,7 @@ export class ServerDesk {
     private readonly desk: TicketDesk,
     private readonly results: GameResults,
     restored: RestoredTickets,
+    private readonly backfills: BackfillDesk,
   ) {
     this.ordered = new OrderedGames(ctx, registry, roster, games, creations, desk, restored);
   }
@@ -76,6 +78,7 @@ export class ServerDesk {
     this.ctx.out.event('serverConnected', { serverId: hello.serverId, endpoint: hello.endpoint, factories: names });
     this.creations.serverConnected(hello.serverId, names, hello.capacity, adopted.length + slotOnly.length, hello.sameNode === true);
     this.desk.serverBack(hello.serverId, assignments);
+    this.backfills.serverBack(hello.serverId);
     for (const name of names) {
       this.desk.admitParked(name);
       this.desk.offerSeats(name);
@@ -86,6 +89,7 @@ export class ServerDesk {
   /** The server leaves: its games end, its creations in flight go back in line (but those in `stillPending`), its factories may drain. */
   remove(serverId: string, stillPending?: ReadonlySet<string>): void {
     const server = this.roster.remove(serverId)!;
+    this.backfills.serverGone(serverId);
     this.games.endAllOn(serverId);
     this.ctx.out.event('serverDisconnected', { serverId });
     this.creations.serverRemoved(serverId, stillPending);
@@ -130,6 +134,13 @@ export class ServerDesk {
       }
       case 'gameResult':
         return this.results.report(serverId, event.result);
+      // Answered with a BackfillStatus (REFUSED naming the field), never `rejected`.
+      case 'requestBackfill':
+        this.backfills.request(serverId, event);
+        return undefined;
+      case 'cancelBackfill':
+        this.backfills.cancel(serverId, event.gameId, event.backfillId);
+        return undefined;
     }
     if (event.kind === 'gameEnded' && this.games.endSlotOnly(serverId, event.gameId)) {
       this.creations.gameEnded(serverId);
@@ -157,6 +168,7 @@ export class ServerDesk {
         if (event.kind === 'gameOpened') this.desk.offerSeats(game.factory);
         return undefined;
       case 'gameEnded':
+        this.backfills.gameEnded(game.gameId);
         this.games.end(game.gameId);
         this.creations.gameEnded(serverId);
         return undefined;

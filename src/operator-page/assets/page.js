@@ -118,6 +118,7 @@
             ['servers', fmt(f.servers), 'n'],
             ['gap', gap, 'n'],
             ['favourite', favourite, 'n'],
+            ['backfill', f.backfill ? `${fmt(f.backfill.requests)} · ${fmt(f.backfill.seats)} · ${fmt(f.backfill.filled)}` : '', 'n'],
           ],
           { factory: f.name },
         );

@@ -18,6 +18,7 @@ import type {
 } from '../../coordinator/messages.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import { decodeRequestBackfill, encodeBackfillStatus } from './backfill-codec.js';
 import { decodeGameResult, encodeGameResultAck } from './game-result-codec.js';
 import { KnownAttributeSets } from './known-attribute-sets.js';
 import type { AttributeValue as WireValue } from '../../generated/gamefactory/v1/attributes.js';
@@ -359,6 +360,10 @@ export function decodeServerEvent(message: ServerMessage, serverId = ''): Server
       return { kind: 'capacityChanged', capacity: decodeCapacity('capacity_changed.capacity', event.value.capacity) };
     case 'gameResult':
       return { kind: 'gameResult', result: decodeGameResult(event.value, serverId) };
+    case 'requestBackfill':
+      return decodeRequestBackfill(event.value);
+    case 'cancelBackfill':
+      return { kind: 'cancelBackfill', gameId: event.value.gameId, backfillId: checkId('cancel_backfill.backfill_id', event.value.backfillId) };
   }
 }
 
@@ -392,9 +397,13 @@ export function encodeOrder(order: ServerOrder): CoordinatorMessage {
             seats: order.playerIds.map((playerId) => ({ playerId })),
             reservationToken: order.reservationToken,
             expiresInMs: order.expiresInMs,
+            backfillId: order.backfill?.backfillId ?? '',
+            seatTeams: order.backfill ? [...order.backfill.seatTeams] : [],
           },
         },
       };
+    case 'backfillStatus':
+      return { order: { $case: 'backfillStatus', value: encodeBackfillStatus(order) } };
     case 'rejected':
       return { order: { $case: 'rejected', value: { reason: order.reason } } };
     case 'gameResultAck':

@@ -352,5 +352,10 @@ function statsResponse(answer: StatsAnswer): QueryStatsResponse {
       scoreMean: answer.competitive.scoreMean,
       scoreStdDev: answer.competitive.scoreStdDev,
     },
+    backfill: answer.backfill && {
+      openRequests: BigInt(answer.backfill.openRequests),
+      openSeats: BigInt(answer.backfill.openSeats),
+      filled: BigInt(answer.backfill.filled),
+    },
   };
 }
