@@ -31,6 +31,8 @@ import { InputPacer } from './input-pacer.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import { ratingsHandlers } from './ratings-service.js';
 import { contractReflection } from './reflection.js';
+import { servedOverHttp, type HttpGatewaySettings } from '../http/grpc-injection.js';
+import type { RunningHttpGateway } from '../http/http-gateway.js';
 
 /** What a drained coordinator tells its clients to wait before retrying (metadata retry-after-ms). */
 export const DRAIN_RETRY_AFTER_MS = 2000;
@@ -73,6 +75,8 @@ export interface GrpcServerOptions {
   readonly onStreamResetsRotated?: (peer: string) => void;
   /** Admin.ReloadConfig was called (admins only, checked by the chain): the process reads its config file again. */
   readonly onReloadRequested?: () => ReloadAnswer;
+  /** --http-listen: the Matchmaker and Ratings also over Connect, gRPC-Web and JSON, through this server's chain and handlers. */
+  readonly http?: HttpGatewaySettings;
 }
 
 /** What a reload tells the Admin caller: the changes, or why the file was refused (with its gRPC code). */
@@ -84,6 +88,8 @@ export interface RunningGrpcServer {
   readonly server: Server;
   readonly port: number;
   readonly health: HealthImplementation;
+  /** The HTTP gateway's port, when --http-listen started one. */
+  readonly httpPort?: number;
   /** Refuses new calls (UNAVAILABLE + retry hint) and turns health NOT_SERVING. */
   refuseNewCalls(): void;
   /** Ends every open stream with UNAVAILABLE + retry-after-ms; returns how many. */
@@ -189,6 +195,8 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     ),
   );
 
+  const gateway: RunningHttpGateway | undefined = options.http && (await servedOverHttp(server, options.http, { maxMessageBytes, log: options.log }));
+
   watchStreamResets(server, {
     onRotated: (peer) => {
       options.log.info({ peer }, 'connection ended gracefully (GOAWAY NO_ERROR): its client reset too many streams');
@@ -200,6 +208,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     server,
     port,
     health,
+    ...(gateway && { httpPort: gateway.port }),
     refuseNewCalls() {
       drain.refuseNewCalls();
       for (const name of ['', 'gamefactory.v1.GameServerLink', 'gamefactory.v1.Matchmaker']) health.setStatus(name, 'NOT_SERVING');
@@ -208,10 +217,13 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     shutdown: (graceMs = 2000) =>
       new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
+        // HTTP calls are gRPC calls of this server: they end with the others, then the gateway closes.
+        gateway?.server.close();
         const force = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);
-          resolve();
+          if (gateway) void gateway.close().then(resolve);
+          else resolve();
         });
       }),
   };
