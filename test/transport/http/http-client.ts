@@ -55,7 +55,7 @@ export async function httpCall(
     if (options.protocol === 'grpc-web') headers['grpc-timeout'] = `${options.timeoutMs}m`;
     else headers['connect-timeout-ms'] = String(options.timeoutMs);
   }
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: framed ? envelope(0, body) : body, ...(options.signal && { signal: options.signal }) });
+  const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: (framed ? envelope(0, body) : body) as Uint8Array<ArrayBuffer>, ...(options.signal && { signal: options.signal }) });
   const bytes = new Uint8Array(await response.arrayBuffer());
   const text = () => new TextDecoder().decode(bytes);
   const errorOf = (e: { code?: string; message?: string }) => ({ code: CODES[e.code ?? ''] ?? status.UNKNOWN, details: e.message ?? '' });
