@@ -1,3 +1,4 @@
+import { CancelFindResponse } from '@gamefactory/protocol/web/v1/matchmaker';
 import { FindError } from '../find-error.js';
 import type { FindRequest } from '../find-request.js';
 import { openTicket, type FindOptions } from '../find-ticket.js';
@@ -39,7 +40,7 @@ export class Matchmaker {
   /** Cancels a ticket by id (kept from another page or session): true when it was waiting on the node asked. */
   async cancel(ticketId: string): Promise<boolean> {
     const answer = await this.nodes.cancel(this.nodes.address(0), ticketId);
-    if (answer instanceof Uint8Array) return (await this.nodes.cancelFind(this.nodes.address(0), ticketId)) ?? false;
+    if (answer instanceof Uint8Array) return CancelFindResponse.decode(answer).cancelled;
     throw FindError.fromStatus(ticketId, answer);
   }
 
