@@ -42,6 +42,8 @@ export interface ProcessOptions {
   /** host:port; port 0 picks a free port. */
   readonly listen: string;
   readonly metricsListen: string;
+  /** --http-listen host:port: the Matchmaker and Ratings also over Connect, gRPC-Web and JSON; off when absent. */
+  readonly httpListen?: string;
   readonly dataDir: string;
   readonly log: Log;
   /** Checks on every gRPC call before its handler: authentication, roles, rate limits. */
@@ -99,6 +101,8 @@ export interface RunningCoordinator {
   currentCore(): CoreHost | undefined;
   readonly grpcPort: number;
   readonly metricsPort: number;
+  /** The HTTP gateway's port, with --http-listen. */
+  readonly httpPort?: number;
   readonly metrics: CoordinatorMetrics;
   /** Reads the configuration file again and applies it whole or refuses it whole (SIGHUP); undefined without a configPath. */
   reloadConfig(trigger: string): ReloadResult | undefined;
@@ -120,6 +124,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   if (options.config.security?.tokens && !options.config.security.tls) throw new SecuritySetupError(TOKENS_WITHOUT_TLS);
   const listen = splitHostPort('listen', options.listen);
   const metricsListen = splitHostPort('metrics-listen', options.metricsListen);
+  const httpListen = options.httpListen === undefined ? undefined : splitHostPort('http-listen', options.httpListen);
   const metrics = new CoordinatorMetrics();
   // A damaged environment would crash LMDB (SIGSEGV/SIGBUS) or lose records silently: refused with one line.
   await checkDataDirectory(options.dataDir);
@@ -241,6 +246,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       operatorPage.stop();
       security?.stop();
       https?.stop();
+      gatewayTls?.stop();
       await grpc.shutdown(drain ? graceMs : undefined);
       await node?.stop();
       const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -256,6 +262,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await options.traces?.shutdown?.();
     })());
 
+  // With TLS the HTTP ports are HTTPS too (same certificate): tokens are never sent in plaintext.
+  const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
+  const gatewayTls = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {
     commands,
     view,
@@ -279,6 +288,9 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     ...(host && { refuseNewTicket: storeRefusal(storeGateOptions(store, host.view, options.dataDir)) }),
     ...(reloader && { onReloadRequested: () => reloadAnswer(reloader.reload('Admin.ReloadConfig')) }),
     ...(findTraces && { findTracing: findTraces }),
+    ...(httpListen && {
+      http: { host: httpListen.host, port: httpListen.port, corsOrigins: options.config.http?.corsOrigins ?? [], ...(gatewayTls && { createServer: gatewayTls.make }) },
+    }),
     onDrainRequested: (reason) => {
       // Answered first; the drain starts once the answer is on its way.
       setImmediate(() => void shutDown(`Admin.Drain: ${reason || 'no reason given'}`, true).then(() => options.onDrained?.()));
@@ -287,13 +299,11 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
   });
   // With credentials, the operator page is for admins (it shows every factory and server); /metrics stays as configured.
   const routes = security ? adminOnlyRoutes(operatorPage.routes, security.tokens) : operatorPage.routes;
-  // With TLS the metrics port is HTTPS too (same certificate), so the page's admin token is never sent in plaintext.
-  const https = options.config.security?.tls ? httpsServerFollowing(options.config.security.tls) : undefined;
   const http = await startMetricsServer(metricsListen.host, metricsListen.port, metrics.registry, routes, https?.make);
   node?.onHealth((serving) => grpc.health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING'));
   if (node) advertised = options.advertiseAddress ?? defaultAdvertiseAddress(listen.host, grpc.port, hostname());
   options.log.info(
-    { grpc: `${listen.host}:${grpc.port}`, metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, restoredBackfills: restoredBackfills.length, node: node?.nodeId, advertise: advertised, settleCollection: settle !== undefined },
+    { grpc: `${listen.host}:${grpc.port}`, ...(httpListen && { http: `${httpListen.host}:${grpc.httpPort}` }), metrics: `${metricsListen.host}:${http.port}`, data: options.dataDir, starts, restoredTickets: restored.length, restoredBackfills: restoredBackfills.length, node: node?.nodeId, advertise: advertised, settleCollection: settle !== undefined },
     'gamefactory coordinator listening',
   );
 
@@ -303,6 +313,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
     currentCore,
     grpcPort: grpc.port,
     metricsPort: http.port,
+    ...(grpc.httpPort !== undefined && { httpPort: grpc.httpPort }),
     metrics,
     reloadConfig: (trigger) => reloader?.reload(trigger),
     drain: (reason) => shutDown(reason, true),

@@ -37,6 +37,10 @@ program
     new Option('--metrics-listen <host:port>', '/metrics and operator page address, or a port alone on the --listen host (default: the --listen host, port 9464; port 0: any free port)')
       .env('GAMEFACTORY_METRICS_LISTEN'),
   )
+  .addOption(
+    new Option('--http-listen <host:port>', 'also serve the Matchmaker and Ratings over HTTP/1.1 for browsers and HTTP clients (Connect, gRPC-Web, JSON) at this address (port 0: any free port); off unless given')
+      .env('GAMEFACTORY_HTTP_LISTEN'),
+  )
   .addOption(new Option('--config <path>', 'factory templates').env('GAMEFACTORY_CONFIG').default('factories.yaml'))
   .addOption(new Option('--data <dir>', 'LMDB data directory').env('GAMEFACTORY_DATA').default('data'))
   .addOption(new Option('--redis <url>', 'join a cluster of nodes sharing this Redis: redis://host:port or redis-cluster://host:port,...').env('GAMEFACTORY_REDIS'))
@@ -92,7 +96,7 @@ program
   .addOption(
     new Option('--otlp-endpoint <url>', 'export OpenTelemetry traces of finds over OTLP/HTTP to this collector, e.g. http://otel-collector:4318 (also on with OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_ENDPOINT; off by default)'),
   )
-  .action(async (opts: { otlpEndpoint?: string; listen: string; metricsListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
+  .action(async (opts: { otlpEndpoint?: string; listen: string; metricsListen?: string; httpListen?: string; config: string; data: string; redis?: string; clusterMode: 'relay' | 'sharded'; advertiseAddress?: string; logFormat: 'json' | 'pretty'; logLevel: string; insecure: boolean; allowInsecureBind: boolean; drainGraceMs: string; record?: string; settleGc: 'on' | 'off' | 'auto'; settleGcGrowthMb: string; settleGcGrowthShare: string; settleGcMaxPauseMs: string }) => {
     const log = createLogger(opts.logFormat, opts.logLevel);
     // The first SIGTERM drains (new calls refused, tickets stored, streams ended with a retry hint)
     // within the grace period, so clients lose no place, and a cluster node lets go of Redis; a
@@ -151,6 +155,13 @@ program
     }
     // Plaintext only on loopback unless forced; tokens only with TLS.
     const bind = decideBind({ host: splitHostPort('listen', opts.listen).host, tls: config.security?.tls !== undefined, tokens: config.security?.tokens !== undefined, insecure: opts.insecure, allowInsecureBind: opts.allowInsecureBind });
+    // The HTTP port carries the same calls: it may be plaintext where the gRPC port may.
+    const httpBind = opts.httpListen === undefined ? bind : decideBind({ host: splitHostPort('http-listen', opts.httpListen).host, tls: config.security?.tls !== undefined, tokens: config.security?.tokens !== undefined, insecure: opts.insecure, allowInsecureBind: opts.allowInsecureBind });
+    if (httpBind.kind === 'refuse') {
+      log.error({}, `--http-listen: ${httpBind.reason}`);
+      process.exitCode = 2;
+      return;
+    }
     if (bind.kind === 'refuse') {
       log.error({}, bind.reason);
       process.exitCode = 2;
@@ -206,6 +217,7 @@ program
         config,
         listen: opts.listen,
         metricsListen: metricsAddress(opts.listen, opts.metricsListen),
+        ...(opts.httpListen !== undefined && { httpListen: opts.httpListen }),
         dataDir: opts.data,
         log,
         redis: opts.redis,

@@ -10,6 +10,8 @@ export interface CoordinatorConfig {
   readonly placement: PlacementSettings;
   readonly servers: { readonly keepaliveIntervalMs: number };
   readonly grpc: GrpcSettings;
+  /** The HTTP gateway's settings; optional so configs built in code need not give them (no origin allowed). */
+  readonly http?: HttpSettings;
   /** Rating ladders by name; loading always fills it (empty when none is configured). */
   readonly ladders?: ReadonlyMap<string, LadderConfig>;
   /** Issue 14; optional so configs built in code (tests) need not give them. */
@@ -21,6 +23,12 @@ export interface CoordinatorConfig {
 export interface GrpcSettings {
   readonly keepaliveTimeMs: number;
   readonly keepaliveTimeoutMs: number;
+}
+
+/** The HTTP gateway's settings (factories.yaml `http`). */
+export interface HttpSettings {
+  /** Origins whose pages may call the coordinator from a browser; "*" any; none by default. */
+  readonly corsOrigins: readonly string[];
 }
 
 export interface PlacementSettings {

@@ -61,6 +61,7 @@ function normalise(raw: RawConfig): CoordinatorConfig {
     },
     servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
     grpc: { ...raw.grpc },
+    http: { corsOrigins: [...raw.http.corsOrigins] },
     ladders,
     security: raw.security,
     limits: raw.limits,

@@ -25,6 +25,7 @@ export type ReloadPlan =
 const READ_AT_START: readonly { readonly path: string; readonly get: (c: CoordinatorConfig) => unknown; readonly why: string }[] = [
   { path: 'servers', get: (c) => c.servers, why: 'game-server links keep the interval they were opened with' },
   { path: 'grpc', get: (c) => c.grpc, why: 'the gRPC server is built with it' },
+  { path: 'http', get: (c) => c.http, why: 'the HTTP gateway is built with it' },
   { path: 'ladders', get: (c) => c.ladders ?? new Map(), why: 'rating boards are built from it at start' },
   { path: 'security', get: (c) => c.security, why: 'the interceptors are built with it' },
   { path: 'limits', get: (c) => c.limits, why: 'the interceptors are built with it' },

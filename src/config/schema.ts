@@ -288,6 +288,16 @@ export const configSchema = z.strictObject({
       // Message size is one setting, limits.maxMessageBytes (both directions, counted), so no two settings can disagree.
     })
     .default(GRPC_DEFAULTS),
+  /** The HTTP gateway (Connect, gRPC-Web, JSON) started by --http-listen. */
+  http: z
+    .strictObject({
+      /** Origins ("https://play.example.com") whose pages may call it; "*" any; none by default. */
+      corsOrigins: z
+        .array(z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'an origin is scheme://host[:port] with no path, or "*"'))
+        .max(1000)
+        .default([]),
+    })
+    .default({ corsOrigins: [] }),
   ladders: z
     .array(ladder)
     .default([])

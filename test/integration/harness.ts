@@ -2,7 +2,7 @@ import { credentials } from '@grpc/grpc-js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
+import { startCoordinatorProcess, type ProcessOptions, type RunningCoordinator } from '../../src/app/coordinator-process.js';
 import { GameServerConnection, type GameServerIdentity } from '../support/game-server-connection.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';
@@ -20,19 +20,20 @@ export class TestCoordinator {
   ) {}
 
   /** `seed` may fill the data directory before the coordinator opens it. */
-  static async start(yaml: string, seed?: (dataDir: string) => Promise<void>): Promise<TestCoordinator> {
+  static async start(yaml: string, seed?: (dataDir: string) => Promise<void>, extra: Partial<ProcessOptions> = {}): Promise<TestCoordinator> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-test-'));
     await seed?.(dataDir);
-    return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0), dataDir, yaml);
+    return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0, extra), dataDir, yaml);
   }
 
-  private static launch(yaml: string, dataDir: string, port: number): Promise<RunningCoordinator> {
+  private static launch(yaml: string, dataDir: string, port: number, extra: Partial<ProcessOptions> = {}): Promise<RunningCoordinator> {
     return startCoordinatorProcess({
       config: parseConfig(yaml, 'test.yaml'),
       listen: `127.0.0.1:${port}`,
       metricsListen: '127.0.0.1:0',
       dataDir,
       log: silentLog,
+      ...extra,
     });
   }
 

@@ -6,7 +6,7 @@ import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findGameRequest } from '../support/find-game.js';
-import { startCoordinatorProcess, type RunningCoordinator } from '../../src/app/coordinator-process.js';
+import { startCoordinatorProcess, type ProcessOptions, type RunningCoordinator } from '../../src/app/coordinator-process.js';
 import { parseConfig } from '../../src/config/load.js';
 import { silentLog } from '../../src/coordinator/ports.js';
 import { AdminClient } from '../../src/generated/gamefactory/v1/admin.js';
@@ -33,7 +33,7 @@ export class SecureProcess {
     readonly configPath: string,
   ) {}
 
-  static async start(limitsYaml = ''): Promise<SecureProcess> {
+  static async start(limitsYaml = '', extra: Partial<ProcessOptions> = {}): Promise<SecureProcess> {
     const dir = mkdtempSync(join(tmpdir(), 'gamefactory-secure-'));
     const ca = makeCa(dir, 'ca');
     const coordinator = issue(dir, ca, 'coordinator', { commonName: 'coordinator', dnsNames: ['localhost'] });
@@ -61,6 +61,7 @@ factories:
       log: silentLog,
       security: { insecure: false },
       drainGraceMs: 1000,
+      ...extra,
     });
     return new SecureProcess(running, dir, ca, certs, configPath);
   }

@@ -1,6 +1,8 @@
 import { credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { matchmakerClient } from '@gamefactory/protocol';
-import type { MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
+import type { FindGameRequest, MatchmakerClient } from '@gamefactory/protocol/v1/matchmaker';
+import { findGameCall } from './find-game-call.js';
+import type { FindGameCalls, FindGameHandlers } from './find-game-calls.js';
 
 export interface NodeOptions {
   /** Coordinator nodes, host:port; any node of a cluster serves any ticket. */
@@ -17,7 +19,7 @@ export interface NodeOptions {
  * hint may name a node by an address not configured (when the client allows that): it gets a
  * client of its own, outside the turn.
  */
-export class CoordinatorNodes {
+export class CoordinatorNodes implements FindGameCalls {
   readonly addresses: readonly string[];
   private readonly clients = new Map<string, MatchmakerClient>();
   private turn = 0;
@@ -53,6 +55,16 @@ export class CoordinatorNodes {
   /** The node for a new ticket: each in turn, so tickets spread over the cluster. */
   nextNode(): number {
     return this.turn++ % this.addresses.length;
+  }
+
+  findGame(address: string, request: FindGameRequest, handlers: FindGameHandlers): { cancel(): void } {
+    return findGameCall(this.clientAt(address), request, this.metadata(), handlers);
+  }
+
+  cancelFind(address: string, ticketId: string): Promise<boolean | undefined> {
+    return new Promise((resolve) => {
+      this.clientAt(address).cancelFind({ ticketId }, this.metadata(), (error, response) => resolve(error ? undefined : response.cancelled));
+    });
   }
 
   metadata(): Metadata {

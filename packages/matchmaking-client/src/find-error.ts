@@ -1,5 +1,7 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
-import { retryAfterMs } from '@gamefactory/protocol';
+import type { status } from '@grpc/grpc-js';
+import { retryAfterMs } from '@gamefactory/protocol/web';
+import type { CallError } from './find-game-calls.js';
+import { Code, codeName } from './status-code.js';
 
 /**
  * Why a ticket ended without a game: the gRPC status code (`status.INVALID_ARGUMENT`,
@@ -15,10 +17,10 @@ export class FindError extends Error {
     readonly details: string,
     readonly retryAfterMs?: number,
   ) {
-    super(`ticket ${ticketId}: ${status[code] ?? code}: ${details}`);
+    super(`ticket ${ticketId}: ${codeName(code)}: ${details}`);
   }
 
-  static fromStatus(ticketId: string, error: { code: status; details: string; metadata?: ServiceError['metadata'] }): FindError {
+  static fromStatus(ticketId: string, error: CallError): FindError {
     return new FindError(ticketId, error.code, error.details, retryAfterMs(error.metadata));
   }
 }
@@ -28,5 +30,5 @@ export class FindError extends Error {
  * draining, or lost its shared store. The ticket id makes the second send a resume, not a new ticket.
  */
 export function resumable(code: status): boolean {
-  return code === status.UNAVAILABLE;
+  return code === Code.UNAVAILABLE;
 }

@@ -1,12 +1,7 @@
 import { Metadata, status, type Client, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { BufferReader, reusedWriterSerializer } from '@gamefactory/protocol';
 import { FindGameRequest, FindGameUpdate, MatchmakerService } from '@gamefactory/protocol/v1/matchmaker';
-
-/** What one FindGame call reports: each update as it arrives, then its end (null: OK). */
-export interface FindGameHandlers {
-  update(update: FindGameUpdate): void;
-  end(error: ServiceError | null): void;
-}
+import type { FindGameHandlers } from './find-game-calls.js';
 
 const serialize = reusedWriterSerializer(FindGameRequest.encode);
 

@@ -1,4 +1,4 @@
-import { wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import { wireAttributes, type PlainValue } from '@gamefactory/protocol/web';
 import type { FindGameRequest } from '@gamefactory/protocol/v1/matchmaker';
 
 /** One player of a party; the score matters to competitive factories only. */

@@ -1,9 +1,9 @@
-import { status } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { CoordinatorNodes, type NodeOptions } from './coordinator-nodes.js';
 import { FindError } from './find-error.js';
-import { wireFindRequest, type FindRequest } from './find-request.js';
-import { Ticket } from './ticket.js';
+import type { FindRequest } from './find-request.js';
+import { openTicket, type FindOptions } from './find-ticket.js';
+import type { Ticket } from './ticket.js';
 import { TicketCalls } from './ticket-calls.js';
 import { TicketStream } from './ticket-stream.js';
 import { RoutedStreams } from './routed-streams.js';
@@ -36,14 +36,6 @@ export interface MatchmakerOptions extends NodeOptions {
   readonly followUnlistedOwners?: boolean;
 }
 
-export interface FindOptions {
-  /**
-   * Ends the search when it aborts: the ticket is cancelled on the coordinator and fails with
-   * DEADLINE_EXCEEDED for `AbortSignal.timeout(ms)`, CANCELLED for any other reason.
-   */
-  readonly signal?: AbortSignal;
-}
-
 /**
  * A client of the coordinator's Matchmaker service, for players' clients and gateways.
  *
@@ -71,20 +63,7 @@ export class Matchmaker {
 
   /** Starts finding a game for a party; the ticket reports its progress and its assignment. */
   find(request: FindRequest, options: FindOptions = {}): Ticket {
-    const ticketId = request.ticketId ?? randomUUID();
-    const { signal } = options;
-    const { ticket, sink } = Ticket.open(ticketId, () => handle.cancel(new FindError(ticketId, status.CANCELLED, 'cancelled by the client')));
-    const handle = this.transport.find(sink, wireFindRequest(ticketId, request));
-    if (signal) {
-      const onAbort = () => void handle.cancel(abortError(ticketId, signal.reason));
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener('abort', onAbort, { once: true });
-        const forget = () => signal.removeEventListener('abort', onAbort);
-        ticket.assignment.then(forget, forget);
-      }
-    }
-    return ticket;
+    return openTicket(this.transport, request.ticketId ?? randomUUID(), request, options);
   }
 
   /**
@@ -113,10 +92,4 @@ function ownerRoutes(nodes: CoordinatorNodes, options: MatchmakerOptions): Route
   if (nodes.addresses.length < 2) return undefined;
   const listed = new Set(nodes.addresses);
   return new RouteTable((address) => listed.has(address));
-}
-
-function abortError(ticketId: string, reason: unknown): FindError {
-  const timeout = reason instanceof Error && reason.name === 'TimeoutError';
-  const why = reason instanceof Error ? reason.message : String(reason ?? 'aborted');
-  return new FindError(ticketId, timeout ? status.DEADLINE_EXCEEDED : status.CANCELLED, why);
 }

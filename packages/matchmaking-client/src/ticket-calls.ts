@@ -1,15 +1,14 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
-import { Backoff, retryAfterMs } from '@gamefactory/protocol';
+import { Backoff, retryAfterMs } from '@gamefactory/protocol/web';
 import type { FindGameRequest } from '@gamefactory/protocol/v1/matchmaker';
-import type { CoordinatorNodes } from './coordinator-nodes.js';
 import { FindError, resumable } from './find-error.js';
-import { findGameCall } from './find-game-call.js';
+import type { CallError, FindGameCalls } from './find-game-calls.js';
+import { Code } from './status-code.js';
 import { RouteTable } from './route-table.js';
 import type { TicketSink } from './ticket.js';
 import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.js';
 
 /**
- * A FindGame call per ticket, as a player's client does: the call streams the ticket's progress
+ * A FindGame call per ticket, as a player's client does (over gRPC, or over Connect in a browser): the call streams the ticket's progress
  * and ends with its assignment. When the node fails (UNAVAILABLE), the same request goes to the
  * next node after a backoff; the ticket id makes it a resume of the same ticket. With `routes`, a
  * ticket goes first to the owner a route hint named for its template and partition; when that
@@ -17,7 +16,7 @@ import type { ResumeOptions, TicketHandle, TicketTransport } from './transport.j
  */
 export class TicketCalls implements TicketTransport {
   constructor(
-    private readonly nodes: CoordinatorNodes,
+    private readonly nodes: FindGameCalls,
     private readonly resume: ResumeOptions,
     private readonly routes?: RouteTable,
   ) {}
@@ -39,13 +38,13 @@ export class TicketCalls implements TicketTransport {
     let withdrawn = false;
     /** While a cancel is in flight, the call's own end (CANCELLED, as the node drops the ticket) waits for its answer. */
     let cancelling = false;
-    let endedWhileCancelling: ServiceError | undefined;
+    let endedWhileCancelling: CallError | undefined;
 
     const attempt = () => {
       retry = undefined;
       if (sink.settled || withdrawn) return;
       const current = ++attempts;
-      call = findGameCall(this.nodes.clientAt(address()), request, this.nodes.metadata(), {
+      call = this.nodes.findGame(address(), request, {
         update: (update) => {
           failingSince = undefined;
           backoff.reset();
@@ -59,7 +58,7 @@ export class TicketCalls implements TicketTransport {
           if (error === null) {
             // A call that ends OK always carried the assignment first; anything else is a broken node.
             if (!sink.settled && !withdrawn && !cancelling && attempts === current) {
-              sink.failed(new FindError(request.ticketId, status.INTERNAL, 'the call ended without an assignment'));
+              sink.failed(new FindError(request.ticketId, Code.INTERNAL, 'the call ended without an assignment'));
             }
             return;
           }
@@ -107,11 +106,8 @@ export class TicketCalls implements TicketTransport {
     };
   }
 
-  /** CancelFind on the ticket's node: true or false as it answers, undefined when it cannot. */
   private cancelFind(address: string, ticketId: string): Promise<boolean | undefined> {
-    return new Promise((resolve) => {
-      this.nodes.clientAt(address).cancelFind({ ticketId }, this.nodes.metadata(), (error, response) => resolve(error ? undefined : response.cancelled));
-    });
+    return this.nodes.cancelFind(address, ticketId);
   }
 
   close(): void {}

@@ -1,4 +1,5 @@
-import { EventEmitter } from 'node:events';
+// Node's EventEmitter, or in a browser a small one with the same methods (package.json `imports`).
+import { EventEmitter } from '#events';
 import type { Assignment } from '@gamefactory/protocol/v1/matchmaker';
 import type { FindError } from './find-error.js';
 

@@ -16,7 +16,8 @@ export function wireValue(value: PlainValue): AttributeValue {
       ? { kind: { $case: 'intValue', value: BigInt(value) } }
       : { kind: { $case: 'doubleValue', value } };
   }
-  return { kind: { $case: 'bytesValue', value: Buffer.from(value) } };
+  // A Buffer where there is one (Node's generated types want it); the bytes as they are in a browser.
+  return { kind: { $case: 'bytesValue', value: typeof Buffer === 'undefined' ? (value as Buffer) : Buffer.from(value) } };
 }
 
 export function wireAttributes(attributes: Record<string, PlainValue> = {}): Record<string, AttributeValue> {

@@ -32,6 +32,8 @@ import { matchmakerHandlers } from './matchmaker.js';
 import type { FindTracing } from '../../tracing/find-tracing.js';
 import { ratingsHandlers } from './ratings-service.js';
 import { contractReflection } from './reflection.js';
+import { servedOverHttp, type HttpGatewaySettings } from '../http/grpc-injection.js';
+import type { RunningHttpGateway } from '../http/http-gateway.js';
 
 /** What a drained coordinator tells its clients to wait before retrying (metadata retry-after-ms). */
 export const DRAIN_RETRY_AFTER_MS = 2000;
@@ -76,6 +78,8 @@ export interface GrpcServerOptions {
   readonly onReloadRequested?: () => ReloadAnswer;
   /** Traces of finds (src/tracing), when they are on. */
   readonly findTracing?: FindTracing;
+  /** --http-listen: the Matchmaker and Ratings also over Connect, gRPC-Web and JSON, through this server's chain and handlers. */
+  readonly http?: HttpGatewaySettings;
 }
 
 /** What a reload tells the Admin caller: the changes, or why the file was refused (with its gRPC code). */
@@ -87,6 +91,8 @@ export interface RunningGrpcServer {
   readonly server: Server;
   readonly port: number;
   readonly health: HealthImplementation;
+  /** The HTTP gateway's port, when --http-listen started one. */
+  readonly httpPort?: number;
   /** Refuses new calls (UNAVAILABLE + retry hint) and turns health NOT_SERVING. */
   refuseNewCalls(): void;
   /** Ends every open stream with UNAVAILABLE + retry-after-ms; returns how many. */
@@ -192,6 +198,8 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     ),
   );
 
+  const gateway: RunningHttpGateway | undefined = options.http && (await servedOverHttp(server, options.http, { maxMessageBytes, log: options.log }));
+
   watchStreamResets(server, {
     onRotated: (peer) => {
       options.log.info({ peer }, 'connection ended gracefully (GOAWAY NO_ERROR): its client reset too many streams');
@@ -203,6 +211,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     server,
     port,
     health,
+    ...(gateway && { httpPort: gateway.port }),
     refuseNewCalls() {
       drain.refuseNewCalls();
       for (const name of ['', 'gamefactory.v1.GameServerLink', 'gamefactory.v1.Matchmaker']) health.setStatus(name, 'NOT_SERVING');
@@ -211,10 +220,13 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     shutdown: (graceMs = 2000) =>
       new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
+        // HTTP calls are gRPC calls of this server: they end with the others, then the gateway closes.
+        gateway?.server.close();
         const force = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);
-          resolve();
+          if (gateway) void gateway.close().then(resolve);
+          else resolve();
         });
       }),
   };
