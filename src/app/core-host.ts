@@ -92,6 +92,13 @@ export class CoreHost implements CoordinatorCommands {
     return step.cancelled;
   }
 
+  respondToMatch(ticketId: string, matchId: string, accept: boolean, caller?: Principal): boolean {
+    const step = this.core.respondToMatch(this.parts.now(), ticketId, matchId, accept, caller);
+    this.apply(step);
+    if (step.refused) throw step.refused;
+    return step.complete;
+  }
+
   abandon(ticketId: string, listener: TicketListener): void {
     this.apply(this.core.abandon(this.parts.now(), ticketId, listener));
   }

@@ -28,9 +28,13 @@ export enum DeadlineKind {
   Retention,
   /** A creation still in flight this long after its order: its tickets are stored with where it was sent. */
   StoreInFlight,
+  /** A proposed match's time to accept is over (a ready check; id: the match). */
+  Acceptance,
+  /** A factory's match function did not answer its batch in time (id: the factory). */
+  MatchFunction,
 }
 
-const KINDS = 12;
+const KINDS = 14;
 
 /**
  * Every deadline of the core in one binary heap and one queue, on the core's own clock: the edge reads

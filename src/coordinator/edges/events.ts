@@ -1,6 +1,6 @@
 import type { Log } from '../log.js';
 
-export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
+export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed' | 'declined' | 'acceptance-timed-out';
 export type RequeueCause = 'timeout' | 'failed' | 'disconnected';
 
 /**
@@ -29,6 +29,11 @@ export interface CoordinatorEventMap {
     /** Its tickets, every team's in order. */
     readonly ticketIds: readonly string[];
   };
+  /** A game was proposed to its players (a ready check); `outcome` once it is settled. */
+  matchProposed: { readonly factory: string; readonly matchId: string; readonly ticketIds: readonly string[] };
+  matchSettled: { readonly factory: string; readonly matchId: string; readonly outcome: 'accepted' | 'declined' | 'timed-out' | 'left' };
+  /** A match function's batch was formed by the built-in matcher instead (`reason`: timeout, failed, refused). */
+  matchFunctionFallback: { readonly factory: string; readonly reason: 'timeout' | 'failed' | 'refused'; readonly detail: string };
   /** A server kept failing creations and gets no new ones for `backoffMs`. */
   serverBackedOff: { readonly serverId: string; readonly backoffMs: number };
   serverConnected: { readonly serverId: string; readonly endpoint: string; readonly factories: readonly string[] };
