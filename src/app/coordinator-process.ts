@@ -238,6 +238,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await shared?.close();
       await store.close();
       await workers?.close();
+      environment.matchFunctions.close();
     })());
 
   const grpc = await startGrpcServer(`${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, {

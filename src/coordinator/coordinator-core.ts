@@ -7,6 +7,7 @@ import { InMemoryRatingStore } from '../ratings/index.js';
 import type { Principal } from '../security/tokens/principal.js';
 import { ReadyChecks, type Proposal } from './acceptance/ready-checks.js';
 import { checkOwner } from './tickets/restored-tickets.js';
+import type { MatchBatchAnswer } from './match-functions/match-batch.js';
 import { CompetitiveRuntime, type BatchSolving } from './competitive-runtime.js';
 import { ConfigReload, type ReloadOutcome } from './config-reload.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
@@ -323,6 +324,14 @@ export class CoordinatorCore {
     return this.end();
   }
 
+  /** A factory's match function answered a `matchBatch` effect (or the call failed). */
+  matchBatchAnswered(at: number, factory: string, batch: string, answer: MatchBatchAnswer): Step {
+    this.begin(at);
+    const runtime = this.registry.get(factory);
+    if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.matchBatchAnswered(batch, answer));
+    return this.end();
+  }
+
   /** The process is going down: waiting tickets are stored, and nothing after changes what is stored. */
   beginShutdown(at: number): Step {
     this.begin(at);
@@ -397,6 +406,11 @@ export class CoordinatorCore {
       case DeadlineKind.Acceptance: {
         const proposal = this.readyChecks.timedOut(id);
         if (proposal) this.desk.breakMatch(proposal, new Set(proposal.teams.flat().filter((t) => !proposal.accepted.has(t))), 'acceptance-timed-out');
+        return;
+      }
+      case DeadlineKind.MatchFunction: {
+        const runtime = this.registry.get(id);
+        if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.matchFunctionTimedOut());
         return;
       }
       case DeadlineKind.Batch: {
