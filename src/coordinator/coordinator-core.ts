@@ -164,7 +164,8 @@ export class CoordinatorCore {
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored);
     this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
     this.rejections = new RejectionLog(ctx);
-    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement);
+    const readyChecks = this.readyChecks;
+    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement, (name) => readyChecks.ticketsIn(name));
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
   }

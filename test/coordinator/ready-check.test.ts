@@ -85,6 +85,9 @@ describe('ready check', () => {
     expect(pb!.matchId).toBe(pa!.matchId);
     expect(t.coordinator.view.ticket('a')?.state).toBe('proposed');
     expect(t.server.creates()).toHaveLength(0); // nothing ordered, nothing reserved for a proposal
+    // Still waiting, as QueryStats and the operator page count them.
+    expect(t.coordinator.view.queryStats({ factory: 'duel', template: '', partition: new Map(), predicates: [], mode: 'all' }, t.timers.now).waitingTickets).toBe(2);
+    expect(t.coordinator.view.factories(t.timers.now)[0]!.pooled).toBe(2);
 
     expect(t.respond('a', pa!.matchId, true)).toBe(false);
     expect(proposals(b).at(-1)).toMatchObject({ acceptedPlayers: 1 });

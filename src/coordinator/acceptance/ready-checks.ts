@@ -37,8 +37,8 @@ export type Answer =
  */
 export class ReadyChecks {
   private readonly proposals = new Map<string, Proposal>();
-  /** Proposals waiting per factory: a factory with one is not idle. */
-  private readonly perFactory = new Map<string, number>();
+  /** Proposals waiting per factory (a factory with one is not idle), and their tickets. */
+  private readonly perFactory = new Map<string, { proposals: number; tickets: number }>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -47,7 +47,12 @@ export class ReadyChecks {
 
   /** Proposals waiting in `factory`. */
   pending(factory: string): number {
-    return this.perFactory.get(factory) ?? 0;
+    return this.perFactory.get(factory)?.proposals ?? 0;
+  }
+
+  /** Tickets of `factory` in a ready check: waiting, for QueryStats and the operator page. */
+  ticketsIn(factory: string): number {
+    return this.perFactory.get(factory)?.tickets ?? 0;
   }
 
   get size(): number {
@@ -77,7 +82,10 @@ export class ReadyChecks {
       accepted: new Set(),
     };
     this.proposals.set(matchId, proposal);
-    this.perFactory.set(factory, this.pending(factory) + 1);
+    const counts = this.perFactory.get(factory) ?? { proposals: 0, tickets: 0 };
+    counts.proposals += 1;
+    counts.tickets += tickets.length;
+    this.perFactory.set(factory, counts);
     for (const ticket of tickets) this.book.propose(ticket.id, matchId);
     this.ctx.deadlines.set(DeadlineKind.Acceptance, matchId, proposal.expiresAt);
     this.ctx.out.event('matchProposed', { factory, matchId, ticketIds: proposal.teams.flat() });
@@ -131,9 +139,10 @@ export class ReadyChecks {
 
   private settle(proposal: Proposal, outcome: 'accepted' | 'declined' | 'timed-out' | 'left'): void {
     this.proposals.delete(proposal.matchId);
-    const left = this.pending(proposal.factory) - 1;
-    if (left > 0) this.perFactory.set(proposal.factory, left);
-    else this.perFactory.delete(proposal.factory);
+    const counts = this.perFactory.get(proposal.factory)!;
+    counts.proposals -= 1;
+    counts.tickets -= proposal.teams.reduce((n, team) => n + team.length, 0);
+    if (counts.proposals === 0) this.perFactory.delete(proposal.factory);
     this.ctx.deadlines.delete(DeadlineKind.Acceptance, proposal.matchId);
     this.ctx.out.event('matchSettled', { factory: proposal.factory, matchId: proposal.matchId, outcome });
     if (outcome !== 'accepted') this.ctx.maybeIdle.add(proposal.factory);

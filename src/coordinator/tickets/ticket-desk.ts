@@ -451,7 +451,15 @@ export class TicketDesk {
     for (const team of proposal.teams) {
       for (const id of team) {
         if (except.has(id) || this.book.get(id)?.state.kind !== 'proposed') continue;
-        this.admit(this.book.pool(id), runtime);
+        const ticket = this.book.pool(id);
+        // A reload while it was proposed may have changed what its factory takes.
+        try {
+          runtime.validate(ticket.request);
+        } catch (error) {
+          this.finish(ticket, 'failed', error as MatchmakingError);
+          continue;
+        }
+        this.admit(ticket, runtime);
       }
     }
   }
