@@ -8,6 +8,8 @@ export function describeUpdate(update: TicketUpdate): string {
       const wait = update.estimatedWaitMs > 0 ? ` (about ${Math.max(1, Math.round(update.estimatedWaitMs / 1000))} s)` : '';
       return `queued at position ${update.position} in ${update.factory}${wait}`;
     }
+    case 'proposed':
+      return `match ${update.matchId} proposed in ${update.factory}: ${update.acceptedPlayers}/${update.players} accepted, ${Math.ceil(update.expiresInMs / 1000)} s to answer`;
     case 'resuming':
       return `node lost (${update.reason}); resuming on ${update.address} in ${update.delayMs} ms`;
     case 'assignment': {

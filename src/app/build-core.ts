@@ -12,6 +12,8 @@ import { ladderStanding, ratedLadders } from '../coordinator/results/game-result
 import { InMemoryRatingStore } from '../ratings/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import { CoreHost } from './core-host.js';
+import type { MatchFunctionPort } from '../coordinator/match-functions/match-function-port.js';
+import { GrpcMatchFunctions } from '../transport/grpc/match-function-client.js';
 
 /**
  * Pools at least this large are solved on the worker threads when there are some: a 1v1 batch
@@ -35,6 +37,8 @@ export interface CoreEnvironment {
   readonly ratings: RatingStore;
   readonly workers: SliceSolver | undefined;
   readonly events: EventHub;
+  /** Factories' match functions (gRPC by default, clients made on first use). */
+  readonly matchFunctions: MatchFunctionPort;
 }
 
 /** Where one core runs: what differs between the embedded process and a cluster's matcher owner. */
@@ -82,6 +86,7 @@ export function coreEnvironment(
     ratings: partial.ratings ?? new InMemoryRatingStore(ladderStanding(ratedLadders(config.ladders))),
     workers: partial.workers,
     events: partial.events ?? new EventHub(partial.log),
+    matchFunctions: partial.matchFunctions ?? new GrpcMatchFunctions(),
   };
 }
 
@@ -118,6 +123,7 @@ export function buildCore(config: CoordinatorConfig, environment: CoreEnvironmen
     ratings: environment.ratings,
     workers: environment.workers,
     events: environment.events,
+    matchFunctions: environment.matchFunctions,
     afterStep: place.afterStep,
     fenced: place.fenced,
     seen: place.seen,

@@ -260,6 +260,7 @@ export async function startCoordinatorProcess(options: ProcessOptions): Promise<
       await workers?.close();
       findTraces?.close();
       await options.traces?.shutdown?.();
+      environment.matchFunctions.close();
     })());
 
   // With TLS the HTTP ports are HTTPS too (same certificate): tokens are never sent in plaintext.

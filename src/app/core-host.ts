@@ -10,6 +10,7 @@ import type { CoordinatorView } from '../coordinator/edges/view.js';
 import type { FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener } from '../coordinator/messages.js';
 import type { BackfillStore } from '../coordinator/backfill/backfill-record.js';
 import type { Log, TicketStore, Timers } from '../coordinator/ports.js';
+import type { MatchFunctionPort } from '../coordinator/match-functions/match-function-port.js';
 import { MatchmakingError } from '../errors/index.js';
 import type { RatingStore } from '../ratings/rating-store.js';
 import type { Principal } from '../security/tokens/principal.js';
@@ -35,6 +36,8 @@ export interface HostParts {
   readonly workers?: SliceSolver;
   /** Where `event` effects go: metrics, the operator page, logs subscribe here. */
   readonly events: EventHub;
+  /** Asks factories' match functions (`matchBatch` effects); none: every such batch falls back. */
+  readonly matchFunctions?: MatchFunctionPort;
   /** Called once a step's effects are all applied (a cluster owner commits the step's writes then). */
   readonly afterStep?: () => void;
   /**
@@ -103,6 +106,13 @@ export class CoreHost implements CoordinatorCommands {
     this.apply(step);
     if (step.refused) throw step.refused;
     return step.cancelled;
+  }
+
+  respondToMatch(ticketId: string, matchId: string, accept: boolean, caller?: Principal): boolean {
+    const step = this.core.respondToMatch(this.parts.now(), ticketId, matchId, accept, caller);
+    this.apply(step);
+    if (step.refused) throw step.refused;
+    return step.complete;
   }
 
   abandon(ticketId: string, listener: TicketListener): void {
@@ -208,6 +218,15 @@ export class CoreHost implements CoordinatorCommands {
           parts.ratings.recordResult(effect.result).then(
             (recorded) => this.answer((now) => this.core.resultRecorded(now, gameId, { recorded })),
             (error: unknown) => this.answer((now) => this.core.resultRecorded(now, gameId, { error: String(error) })),
+          );
+          return;
+        }
+        case 'matchBatch': {
+          const { factory, batch } = effect;
+          const asked = parts.matchFunctions ? parts.matchFunctions.propose(effect.address, effect.request, effect.timeoutMs) : Promise.reject(new Error('no match-function client'));
+          asked.then(
+            (games) => this.answer((now) => this.core.matchBatchAnswered(now, factory, batch, { games })),
+            (error: unknown) => this.answer((now) => this.core.matchBatchAnswered(now, factory, batch, { error: error instanceof Error ? error.message : String(error) })),
           );
           return;
         }

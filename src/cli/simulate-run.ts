@@ -88,6 +88,10 @@ export async function runSimulateCommand(opts: SimulateOptions): Promise<void> {
   for (const r of report.ratings) {
     console.log(`${r.system}: ${(r.within2_5PercentAfter10Games * 100).toFixed(1)}% of ${r.playersWith10Games} players with 10+ games within 2.5% of the rating range of their true rank`);
   }
+  for (const r of report.readyCheck) {
+    const what = r.acceptance === undefined ? 'no ready check' : `ready check, ${(r.acceptance * 100).toFixed(0)}% acceptance`;
+    console.log(`${report.scenario.perSecond}/s ${report.scenario.factory}, ${what}: wait ${r.meanWaitS} s mean, ${r.p99WaitS} s p99 (${r.games} games, ${r.brokenMatches} broken)`);
+  }
   for (const c of [report.cooperative, ...report.cooperativeByRate]) {
     if (c) console.log(`cooperative ${c.factory} at ${c.perSecond}/s (${c.playersPerCombination} players per act): ${(c.fullShare * 100).toFixed(1)}% of games full`);
   }

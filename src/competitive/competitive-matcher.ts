@@ -499,6 +499,62 @@ export class CompetitiveMatcher {
     return formed;
   }
 
+  /**
+   * A batch was formed elsewhere at `now` (a match function's answer): the next is due an interval
+   * later, as after one of this matcher's own batches.
+   */
+  batchFormedElsewhere(now: number): void {
+    this.lastBatchAt = now;
+    this.intervalStart = now;
+    this.arrivalsSinceBatch = 0;
+    this.nextRelaxationAt = undefined;
+  }
+
+  /** Up to `limit` waiting tickets, oldest first: what a match function is offered. O(limit). */
+  candidates(limit: number): CompetitiveTicket[] {
+    const out: CompetitiveTicket[] = [];
+    for (const { ticket } of this.pool.values()) {
+      if (out.length >= limit) break;
+      out.push(ticket);
+    }
+    return out;
+  }
+
+  /** The waiting ticket with this id, if it waits. */
+  waitingTicket(ticketId: string): CompetitiveTicket | undefined {
+    return this.pool.get(ticketId)?.ticket;
+  }
+
+  /**
+   * Starts a game formed elsewhere (a match function, its shape already checked): its tickets, all
+   * waiting, leave the pool, and its quality is recorded as a batch's game's is. `teams` by id.
+   */
+  startFormed(teams: readonly (readonly string[])[], map: string | undefined, region: string | undefined, now: number): FormedGame {
+    const sides = teams.map((team) => team.map((id) => this.pool.get(id)!.ticket));
+    let low = Infinity;
+    let high = -Infinity;
+    const waitsMs: number[] = [];
+    const teamScores = sides.map((side) => {
+      let sum = 0;
+      let count = 0;
+      let max = -Infinity;
+      for (const ticket of side) {
+        waitsMs.push(now - ticket.enqueuedAt);
+        for (const p of ticket.players) {
+          low = Math.min(low, p.score);
+          high = Math.max(high, p.score);
+          sum += p.score;
+          count += 1;
+          max = Math.max(max, p.score);
+        }
+      }
+      return this.config.teamScore === 'max' ? max : count === 0 ? 0 : sum / count;
+    });
+    for (const side of sides) for (const ticket of side) this.remove(ticket.ticketId);
+    const teamImbalance = Math.max(...teamScores) - Math.min(...teamScores);
+    return this.start(teams.map((t) => [...t]), waitsMs, map, region, high - low, teamImbalance, sides);
+  }
+
   stats(): CompetitiveStats {
     return {
       waiting: this.pool.size,

@@ -58,6 +58,24 @@ export interface FactoryTemplate {
   readonly strategy: Strategy;
   /** Competitive only: the ladder whose ratings stand in for a missing ticket score. */
   readonly ladder?: string;
+  /** Competitive only: a ready check before each game is created (see src/coordinator/acceptance). */
+  readonly acceptance?: AcceptanceSettings;
+  /** Competitive only: a match-function service that proposes games (see src/coordinator/match-functions). */
+  readonly matchFunction?: MatchFunctionSettings;
+}
+
+export interface AcceptanceSettings {
+  /** How long every party of a proposed game has to accept it. */
+  readonly timeoutMs: number;
+}
+
+export interface MatchFunctionSettings {
+  /** host:port of the MatchFunction service. */
+  readonly address: string;
+  /** How long a batch's answer may take, on the core's clock, before the built-in matcher forms it. */
+  readonly timeoutMs: number;
+  /** Most candidate tickets in one request. */
+  readonly maxTickets: number;
 }
 
 export interface PartitionAxis {

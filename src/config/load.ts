@@ -107,6 +107,8 @@ function normaliseTemplate(raw: RawTemplate): FactoryTemplate {
     matchableKeys: raw.matchable,
     strategy: normaliseStrategy(raw),
     ...(raw.competitive?.ladder !== undefined ? { ladder: raw.competitive.ladder } : {}),
+    ...(raw.competitive?.acceptance && { acceptance: { timeoutMs: raw.competitive.acceptance.timeoutMs } }),
+    ...(raw.competitive?.matchFunction && { matchFunction: { ...raw.competitive.matchFunction } }),
   };
 }
 

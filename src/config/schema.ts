@@ -132,6 +132,22 @@ const competitive = z.strictObject({
   performanceSd: z.number().positive().optional(),
   /** A ladder (top-level `ladders`) whose ratings stand in for a ticket's missing score. */
   ladder: key.optional(),
+  /**
+   * A ready check: every party of a proposed game accepts within timeoutMs before it is created
+   * (1 to 600 s, as GameLift FlexMatch's acceptanceTimeoutSeconds).
+   */
+  acceptance: z.strictObject({ timeoutMs: z.number().int().min(1_000).max(600_000) }).optional(),
+  /** A match-function service (proto MatchFunction) that proposes this factory's games from each batch. */
+  matchFunction: z
+    .strictObject({
+      /** host:port of the service (plaintext gRPC). */
+      address: z.string().min(3).max(256).regex(/^[^\s]+:\d{1,5}$/, 'must be host:port'),
+      /** Past this, on the coordinator's clock, the batch is matched by the built-in matcher. */
+      timeoutMs: z.number().int().min(1).max(60_000).default(1_000),
+      /** Most candidate tickets sent in one batch (the oldest first). */
+      maxTickets: z.number().int().min(2).max(100_000).default(1_000),
+    })
+    .optional(),
 }).superRefine((c, ctx) => {
   if (c.target === undefined && c.expansion === undefined) {
     ctx.addIssue({ code: 'custom', path: ['expansion'], message: 'give an expansion, or a target' });

@@ -16,6 +16,7 @@ import type { BackfillRequest, FindRequest, MatchQualityFigures, RunningGame } f
 import type { RatedLadder, RatingsReader } from './results/game-results.js';
 import type { Creation, CreationPlan } from './tickets/creation.js';
 import type { Ticket } from './tickets/ticket.js';
+import { answerProblem, candidate, type FallbackReason, type MatchBatchAnswer, type MatchBatchRequest } from './match-functions/match-batch.js';
 
 /** Where a competitive factory's batches are solved. */
 export interface BatchSolving {
@@ -36,6 +37,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
   private batchAt: number | undefined;
   /** The batch handed out to be solved elsewhere, and its number. */
   private out: { readonly batch: string; readonly handle: BatchOut } | undefined;
+  /** The batch offered to the factory's match function, awaiting its answer. */
+  private asked: { readonly batch: string; readonly request: MatchBatchRequest; readonly offered: ReadonlyMap<string, number> } | undefined;
   /**
    * Games this factory formed (or a server re-announced) that still run: QueryStats counts them.
    * `roster` is everyone the game was made for: a player who drops out may come back, no one else.
@@ -85,6 +88,8 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.settings = strategy.settings;
     this.out?.handle.abandon();
     this.out = undefined;
+    this.asked = undefined;
+    this.ctx.deadlines.delete(DeadlineKind.MatchFunction, this.identity.name);
     this.matcher = new CompetitiveMatcher(this.settings, { now: this.solving.climbClock, random: this.ctx.random });
     for (const ticket of waiting) this.matcher.add(this.toTicket(ticket.request, ticket.createdAt));
     for (const game of this.partials.values()) this.matcher.addPartialGame(game);
@@ -306,9 +311,12 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.ctx.deadlines.delete(DeadlineKind.Batch, this.identity.name);
     this.out?.handle.abandon();
     this.out = undefined;
+    this.asked = undefined;
+    this.ctx.deadlines.delete(DeadlineKind.MatchFunction, this.identity.name);
   }
 
   private scheduleBatch(): void {
+    if (this.asked) return; // the answer (or its deadline) schedules the next
     const at = this.matcher.nextBatchAt();
     if (at === undefined || at === this.batchAt) return;
     this.batchAt = at;
@@ -321,9 +329,19 @@ export class CompetitiveRuntime extends FactoryRuntime {
    */
   runBatch(): readonly FormedGame[] {
     this.batchAt = undefined;
+    if (this.matcher.batchOut || this.asked) return [];
+    const matchFunction = this.identity.template.matchFunction;
+    if (matchFunction && this.matcher.size > 0) {
+      this.ask(matchFunction.address, matchFunction.timeoutMs, matchFunction.maxTickets);
+      return [];
+    }
+    return this.builtIn();
+  }
+
+  /** The batch due now, formed by the built-in matcher (in the step, or handed out to workers). */
+  private builtIn(): readonly FormedGame[] {
     const now = this.ctx.now();
     const offloadAt = this.solving.offloadAtTickets;
-    if (this.matcher.batchOut) return [];
     if (offloadAt === undefined || this.matcher.size < offloadAt) return this.formedInProcess(now);
     // The matcher lets one batch out at a time and reports no next batch meanwhile, so admit()
     // schedules nothing until this one is back; tickets cancelled meanwhile drop their games.
@@ -332,6 +350,66 @@ export class CompetitiveRuntime extends FactoryRuntime {
     this.out = { batch: this.ctx.newId(), handle };
     this.ctx.out.push({ kind: 'solve', factory: this.identity.name, batch: this.out.batch, tasks: handle.tasks });
     return [];
+  }
+
+  /**
+   * Offers the oldest waiting tickets to the match function (a `matchBatch` effect). The tickets
+   * stay in the pool meanwhile (a cancel takes them out as usual); the answer, or the deadline on
+   * the core's clock, comes back as an input.
+   */
+  private ask(address: string, timeoutMs: number, maxTickets: number): void {
+    const now = this.ctx.now();
+    const tickets = this.matcher.candidates(maxTickets);
+    const request: MatchBatchRequest = {
+      factory: this.identity.name,
+      teams: this.settings.teams,
+      teamSize: this.settings.teamSize,
+      maps: this.settings.maps,
+      regions: this.settings.regions,
+      tickets: tickets.map((t) => candidate(t, now)),
+    };
+    const batch = this.ctx.newId();
+    this.asked = { batch, request, offered: new Map(tickets.map((t) => [t.ticketId, t.players.length])) };
+    this.ctx.deadlines.set(DeadlineKind.MatchFunction, this.identity.name, now + timeoutMs);
+    this.ctx.out.push({ kind: 'matchBatch', factory: this.identity.name, batch, address, timeoutMs, request });
+  }
+
+  /**
+   * The match function answered batch `batch`: its games, checked whole (answerProblem), start;
+   * games holding a ticket that left meanwhile are dropped (their other tickets wait on). A failed
+   * call or a broken rule costs this batch only: the built-in matcher forms it, counted and logged.
+   */
+  matchBatchAnswered(batch: string, answer: MatchBatchAnswer): readonly FormedGame[] {
+    const asked = this.asked;
+    if (asked?.batch !== batch) return []; // late, after its deadline or a reload
+    this.asked = undefined;
+    this.ctx.deadlines.delete(DeadlineKind.MatchFunction, this.identity.name);
+    if ('error' in answer) return this.fallBack('failed', answer.error);
+    const problem = answerProblem(answer.games, asked.offered, asked.request);
+    if (problem !== undefined) return this.fallBack('refused', problem);
+    const now = this.ctx.now();
+    const formed: FormedGame[] = [];
+    for (const game of answer.games) {
+      if (!game.teams.every((team) => team.every((id) => this.matcher.waitingTicket(id) !== undefined))) continue;
+      formed.push(this.matcher.startFormed(game.teams, game.map || undefined, game.region || undefined, now));
+    }
+    this.matcher.batchFormedElsewhere(now);
+    this.scheduleBatch();
+    return formed;
+  }
+
+  /** The match function did not answer in time. */
+  matchFunctionTimedOut(): readonly FormedGame[] {
+    if (!this.asked) return [];
+    this.asked = undefined;
+    return this.fallBack('timeout', `no answer within ${this.identity.template.matchFunction?.timeoutMs ?? 0} ms`);
+  }
+
+  private fallBack(reason: FallbackReason, detail: string): readonly FormedGame[] {
+    const factory = this.identity.name;
+    this.ctx.out.event('matchFunctionFallback', { factory, reason, detail });
+    this.ctx.out.warn({ factory, reason, detail }, `match function ${reason === 'timeout' ? 'timed out' : reason === 'failed' ? 'failed' : 'answer refused'}: the built-in matcher forms this batch`);
+    return this.builtIn();
   }
 
   /** The slices of a handed-out batch are back (or failed: then the batch is solved here). */

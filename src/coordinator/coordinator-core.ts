@@ -7,6 +7,9 @@ import { InMemoryRatingStore } from '../ratings/index.js';
 import type { Principal } from '../security/tokens/principal.js';
 import { BackfillDesk } from './backfill/backfill-desk.js';
 import type { BackfillRecord } from './backfill/backfill-record.js';
+import { ReadyChecks, type Proposal } from './acceptance/ready-checks.js';
+import { checkOwner } from './tickets/restored-tickets.js';
+import type { MatchBatchAnswer } from './match-functions/match-batch.js';
 import { CompetitiveRuntime, type BatchSolving } from './competitive-runtime.js';
 import { ConfigReload, type ReloadOutcome } from './config-reload.js';
 import { CooperativeRuntime } from './cooperative-runtime.js';
@@ -70,6 +73,12 @@ export interface FindStep extends Step {
   readonly refused?: MatchmakingError;
 }
 
+export interface RespondStep extends Step {
+  /** Every party of the match has accepted: its game is being created. */
+  readonly complete: boolean;
+  readonly refused?: MatchmakingError;
+}
+
 export interface CancelStep extends Step {
   /** False when no ticket with that id is waiting. */
   readonly cancelled: boolean;
@@ -117,6 +126,7 @@ export class CoordinatorCore {
   private readonly reloads: ConfigReload;
   private readonly rejections: RejectionLog;
   private readonly backfills: BackfillDesk;
+  private readonly readyChecks: ReadyChecks;
   /** Effects of the construction (records already expired): handed out with the first step. */
   private pending: Step['effects'];
 
@@ -153,13 +163,15 @@ export class CoordinatorCore {
     this.restored = new RestoredTickets(ctx, config.placement.ticketTtlMs, restored);
     const positions = new QueuePositions(ctx, this.book, this.restored, this.registry);
     this.creations = new GameCreations(ctx, placement, this.book, this.roster, positions, options.storeInFlight === false ? 'never' : options.storeInFlightAtOnce ? 'at-once' : 'unconfirmed');
-    this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity);
+    this.readyChecks = new ReadyChecks(ctx, this.book);
+    this.desk = new TicketDesk(ctx, this.registry, this.book, this.roster, this.games, this.creations, this.restored, this.parked, restored, options.awaitServersUntil ?? -Infinity, this.readyChecks);
     this.results = new GameResults(ctx, this.games, this.roster, ladders, ratings);
     this.backfills = new BackfillDesk(ctx, this.registry, this.roster, this.games, this.book, this.desk, options.restoredBackfills ?? []);
     this.servers = new ServerDesk(ctx, this.registry, this.roster, this.games, this.creations, this.book, this.desk, this.results, this.restored, this.backfills);
     this.reloads = new ConfigReload(ctx, this.registry, this.book, this.roster, this.creations, this.desk);
     this.rejections = new RejectionLog(ctx);
-    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement, this.backfills);
+    const readyChecks = this.readyChecks;
+    this.view = new CoreView(this.registry, this.roster, this.games, this.book, this.creations, this.parked, placement, this.backfills, (name) => readyChecks.ticketsIn(name));
     // Restoring stores nothing, but may forget records whose time to live is already over.
     this.pending = this.out.take();
   }
@@ -197,6 +209,32 @@ export class CoordinatorCore {
     }
     const step = this.end();
     return { effects: step.effects, wakeAt: step.wakeAt, cancelled, refused };
+  }
+
+  /**
+   * RespondToMatch: a proposed ticket accepts or declines its match (a ready check). NOT_FOUND for
+   * no live ticket, PERMISSION_DENIED when `caller` does not own it, FAILED_PRECONDITION when it is
+   * not in that match (any more).
+   */
+  respondToMatch(at: number, ticketId: string, matchId: string, accept: boolean, caller?: Principal): RespondStep {
+    this.begin(at);
+    let complete = false;
+    let refused: MatchmakingError | undefined;
+    try {
+      const ticket = this.book.get(ticketId);
+      if (!ticket) throw new MatchmakingError('NOT_FOUND', `ticket_id: no live ticket "${ticketId.slice(0, 128)}"`);
+      checkOwner(caller, ticket.owner, ticketId, 'answer a match for');
+      const answer = this.readyChecks.answer(ticket, matchId, accept);
+      if (answer.kind === 'declined') this.desk.breakMatch(answer.proposal, new Set([ticketId]), 'declined');
+      if (answer.kind === 'accepted') {
+        complete = true;
+        this.createProposed(answer.proposal);
+      }
+    } catch (error) {
+      refused = refusal(error);
+    }
+    const step = this.end();
+    return { effects: step.effects, wakeAt: step.wakeAt, complete, refused };
   }
 
   /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
@@ -293,6 +331,14 @@ export class CoordinatorCore {
     return this.end();
   }
 
+  /** A factory's match function answered a `matchBatch` effect (or the call failed). */
+  matchBatchAnswered(at: number, factory: string, batch: string, answer: MatchBatchAnswer): Step {
+    this.begin(at);
+    const runtime = this.registry.get(factory);
+    if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.matchBatchAnswered(batch, answer));
+    return this.end();
+  }
+
   /** The process is going down: waiting tickets are stored, and nothing after changes what is stored. */
   beginShutdown(at: number): Step {
     this.begin(at);
@@ -326,7 +372,7 @@ export class CoordinatorCore {
     for (const name of candidates) {
       if (this.registry.servers(name).size > 0) continue;
       const runtime = this.registry.get(name);
-      if (!runtime || runtime.waiting() > 0 || this.creations.waiting(name) > 0) continue;
+      if (!runtime || runtime.waiting() > 0 || this.creations.waiting(name) > 0 || this.readyChecks.pending(name) > 0) continue;
       runtime.dispose();
       this.registry.drain(name);
       this.out.info({ factory: name }, 'factory drained');
@@ -364,6 +410,16 @@ export class CoordinatorCore {
         return this.desk.stopAwaiting(id);
       case DeadlineKind.RejectionSummary:
         return this.rejections.windowClosed(id);
+      case DeadlineKind.Acceptance: {
+        const proposal = this.readyChecks.timedOut(id);
+        if (proposal) this.desk.breakMatch(proposal, new Set(proposal.teams.flat().filter((t) => !proposal.accepted.has(t))), 'acceptance-timed-out');
+        return;
+      }
+      case DeadlineKind.MatchFunction: {
+        const runtime = this.registry.get(id);
+        if (runtime instanceof CompetitiveRuntime) this.startGames(runtime, runtime.matchFunctionTimedOut());
+        return;
+      }
       case DeadlineKind.Batch: {
         const runtime = this.registry.get(id);
         if (!(runtime instanceof CompetitiveRuntime)) return;
@@ -399,6 +455,12 @@ export class CoordinatorCore {
         matchQuality: game.quality.matchQuality,
         gapSigma: game.quality.gapInSigma,
       };
+      const acceptance = runtime.identity.template.acceptance;
+      if (acceptance) {
+        const formed = { map: game.map, region: game.region, quality, waitsMs: game.quality.waitsMs, gapInSigma: game.quality.gapInSigma };
+        this.readyChecks.propose(runtime.identity.name, teams as Ticket[][], formed, acceptance.timeoutMs);
+        continue;
+      }
       this.out.event('competitiveGameFormed', {
         factory: runtime.identity.name,
         gapInSigma: game.quality.gapInSigma,
@@ -409,6 +471,22 @@ export class CoordinatorCore {
       });
       this.creations.create(runtime.plan(teams as Ticket[][], game.map, game.region, quality));
     }
+  }
+
+  /** Every party accepted a proposed game: it is created as a batch's game is. */
+  private createProposed(proposal: Proposal): void {
+    const runtime = this.registry.get(proposal.factory);
+    const teams = proposal.teams.map((team) => team.map((id) => this.book.get(id)!));
+    if (!(runtime instanceof CompetitiveRuntime)) return this.desk.breakMatch(proposal, new Set(), 'declined');
+    this.out.event('competitiveGameFormed', {
+      factory: proposal.factory,
+      gapInSigma: proposal.gapInSigma,
+      waitsMs: proposal.waitsMs,
+      favouriteWinProbability: proposal.quality.favouriteWinProbability,
+      matchQuality: proposal.quality.matchQuality,
+      ticketIds: proposal.teams.flat(),
+    });
+    this.creations.create(runtime.plan(teams, proposal.map, proposal.region, proposal.quality));
   }
 }
 

@@ -30,9 +30,13 @@ export enum DeadlineKind {
   StoreInFlight,
   /** A backfill request's time to live ends. */
   BackfillExpiry,
+  /** A proposed match's time to accept is over (a ready check; id: the match). */
+  Acceptance,
+  /** A factory's match function did not answer its batch in time (id: the factory). */
+  MatchFunction,
 }
 
-const KINDS = 13;
+const KINDS = 15;
 
 /**
  * Every deadline of the core in one binary heap and one queue, on the core's own clock: the edge reads

@@ -6,6 +6,7 @@ import type { Log } from './log.js';
 import type { ServerChannel, ServerOrder, TicketListener, TicketUpdate } from './messages.js';
 import type { BackfillRecord } from './backfill/backfill-record.js';
 import type { TicketRecord } from './tickets/ticket-record.js';
+import type { MatchBatchRequest } from './match-functions/match-batch.js';
 
 /** A happening for metrics, the operator page and logs (CoordinatorEvents at the edge). */
 export type EventEffect = {
@@ -44,6 +45,8 @@ export type Effect =
   | { readonly kind: 'recordResult'; readonly result: RecordedResult }
   /** Solve a competitive batch's slices off the core's thread; the answer comes back as `batchSolved`. */
   | { readonly kind: 'solve'; readonly factory: string; readonly batch: string; readonly tasks: readonly SliceTask[] }
+  /** Ask a factory's match function for games; the answer comes back as `matchBatchAnswered`. */
+  | { readonly kind: 'matchBatch'; readonly factory: string; readonly batch: string; readonly address: string; readonly timeoutMs: number; readonly request: MatchBatchRequest }
   | EventEffect
   | { readonly kind: 'log'; readonly level: 'info' | 'warn' | 'debug'; readonly fields: object; readonly message: string };
 

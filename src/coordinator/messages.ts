@@ -177,7 +177,19 @@ export interface Assignment {
 
 export type TicketUpdate =
   | { readonly kind: 'queued'; readonly factory: string; readonly position: number; readonly estimatedWaitMs: number }
+  | { readonly kind: 'proposed'; readonly proposal: MatchProposal }
   | { readonly kind: 'assigned'; readonly assignment: Assignment };
+
+/** A game its players must accept before it is created (a ready check). */
+export interface MatchProposal {
+  readonly matchId: string;
+  readonly factory: string;
+  /** How long is left to accept, from when this update was sent. */
+  readonly expiresInMs: number;
+  /** Players in the proposed game, and how many have accepted so far. */
+  readonly players: number;
+  readonly acceptedPlayers: number;
+}
 
 /** Where a ticket's progress goes: one FindGame stream, or one ticket on a FindGames stream. */
 export interface TicketListener {

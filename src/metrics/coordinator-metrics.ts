@@ -27,6 +27,8 @@ export class CoordinatorMetrics {
   private readonly competitiveFavourite: Histogram<'factory'>;
   private readonly competitiveQuality: Histogram<'factory'>;
   private readonly competitiveWait: Histogram<'factory'>;
+  private readonly matchFunctionFallbacks: Counter<'factory' | 'reason'>;
+  private readonly readyChecks: Counter<'factory' | 'outcome'>;
   private readonly settleCollections: Histogram;
   private readonly settleReleased: Counter;
   private readonly backfill: BackfillMetrics;
@@ -35,6 +37,18 @@ export class CoordinatorMetrics {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     this.finds = new TalliedCounter('gamefactory_find_game_total', 'FindGame tickets finished, by factory and outcome', ['factory', 'outcome'], registers);
+    this.matchFunctionFallbacks = new Counter({
+      name: 'gamefactory_match_function_fallbacks_total',
+      help: 'Competitive batches the built-in matcher formed because the factory\'s match function timed out, failed or broke a rule',
+      labelNames: ['factory', 'reason'],
+      registers,
+    });
+    this.readyChecks = new Counter({
+      name: 'gamefactory_ready_checks_total',
+      help: 'Proposed matches settled, by outcome (accepted, declined, timed-out, left)',
+      labelNames: ['factory', 'outcome'],
+      registers,
+    });
     this.refused = new Counter({
       name: 'gamefactory_find_game_refused_total',
       help: 'FindGame requests refused before becoming a ticket, by gRPC status code',
@@ -178,6 +192,8 @@ export class CoordinatorMetrics {
     });
     events.on('serverBackedOff', () => this.serverBackedOff());
     this.backfill.attach(view, events);
+    events.on('matchFunctionFallback', (e) => this.matchFunctionFallbacks.inc({ factory: e.factory, reason: e.reason }));
+    events.on('matchSettled', (e) => this.readyChecks.inc({ factory: e.factory, outcome: e.outcome }));
   }
 
   findFinished(factory: string, outcome: FindOutcome, elapsedMs: number): void {

@@ -1,3 +1,5 @@
+import type { FindOutcome } from '../coordinator/edges/events.js';
+
 /**
  * What the operator page reads from the coordinator: a snapshot of factories and
  * servers, pulled once a tick, and a stream of events for what snapshots cannot show (waits,
@@ -43,7 +45,7 @@ export interface OperatorSnapshot {
 }
 
 export type OperatorEvent =
-  | { readonly kind: 'find-finished'; readonly factory: string; readonly outcome: 'assigned' | 'cancelled' | 'expired' | 'failed'; readonly elapsedMs: number }
+  | { readonly kind: 'find-finished'; readonly factory: string; readonly outcome: FindOutcome; readonly elapsedMs: number }
   /** A CreateGame order went to a server. */
   | { readonly kind: 'placed'; readonly factory: string }
   /** A server confirmed a game it was asked to create. */

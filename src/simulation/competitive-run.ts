@@ -6,7 +6,7 @@ import { RatingLedger } from './rating-ledger.js';
 import type { RatingSystem } from './rating-system-contract.js';
 import { Sampler, streamSeed } from './sampling.js';
 import type { Scenario } from './scenario.js';
-import type { QueuedTicket, SimulatedQueue } from './queues/simulated-queue.js';
+import type { QueuedTicket, SimMatch, SimulatedQueue } from './queues/simulated-queue.js';
 
 export interface CompetitiveRunOptions {
   readonly scenario: Scenario;
@@ -32,6 +32,13 @@ export interface CompetitiveRunOptions {
    * 1,000 s run at 20/s averaged 7.6/s), and 50,000 players cannot keep 200/s in 5-minute games.
    */
   readonly steady?: boolean;
+  /**
+   * A ready check on every game (factory `acceptance`): each player accepts with probability
+   * `acceptance` and answers after a uniform 0..answerMs; the game starts once the last one has
+   * accepted, or breaks at the first decline: decliners' parties leave, the others queue again
+   * with their original enqueue time.
+   */
+  readonly readyCheck?: { readonly acceptance: number; readonly answerMs: number };
 }
 
 export interface CompetitiveRunLog {
@@ -50,6 +57,8 @@ export interface CompetitiveRunLog {
    * the higher matching score wins, whether it did, and its match quality.
    */
   readonly favourites: { readonly probability: number; readonly won: boolean; readonly matchQuality: number }[];
+  /** Proposed games a decline broke (with a ready check). */
+  readonly brokenMatches: number;
 }
 
 interface Party {
@@ -70,6 +79,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   const arrivals = new Sampler(streamSeed(seed, 10));
   const parties = new Sampler(streamSeed(seed, 11));
   const outcomes = new Sampler(streamSeed(seed, 12));
+  const answers = new Sampler(streamSeed(seed, 13));
   const sd = scenario.population.skill.sd;
   const checkMs = scenario.checkMs;
   const warmupMs = options.warmupMs ?? 0;
@@ -140,6 +150,8 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
   };
 
   const ends = new EventQueue<Party>();
+  const proposals = new EventQueue<{ match: SimMatch; sides: { party: Party; ticket: QueuedTicket }[][]; declined: Set<string> }>();
+  let brokenMatches = 0;
   const waitsMs: number[] = [];
   const gapsSigma: number[] = [];
   const latencyMs: number[] = [];
@@ -171,48 +183,88 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
       else party.players.forEach(release);
     }
 
+    // Ready checks settled up to now: the game starts, or the match breaks.
+    for (let at = proposals.peekAt(); at !== undefined && at <= now; at = proposals.peekAt()) {
+      const { value: proposal } = proposals.pop()!;
+      if (proposal.declined.size === 0) {
+        start(proposal.match, proposal.sides, at);
+        continue;
+      }
+      brokenMatches += 1;
+      for (const w of proposal.sides.flat()) {
+        if (proposal.declined.has(w.ticket.id)) w.party.players.forEach(release);
+        else {
+          waiting.set(w.ticket.id, w);
+          queue.arrive(w.ticket);
+        }
+      }
+    }
+
     for (const match of queue.check(now)) {
-      games += 1;
       const sides = match.teams.map((ids) => ids.map((id) => waiting.get(id)!));
       for (const side of sides) for (const w of side) waiting.delete(w.ticket.id);
-      const all = sides.flat();
-      const players = all.flatMap((w) => w.party.players);
-      const counted = now >= warmupMs;
-      if (counted) {
-        for (const w of all) waitsMs.push(now - w.ticket.enqueuedAt);
-        let lo = Infinity;
-        let hi = -Infinity;
-        for (const p of players) {
-          lo = Math.min(lo, p.trueSkill);
-          hi = Math.max(hi, p.trueSkill);
-        }
-        gapsSigma.push((hi - lo) / sd);
-        if (match.region !== undefined) {
-          let worst = 0;
-          for (const p of players) worst = Math.max(worst, latenciesOf(p).get(match.region) ?? Infinity);
-          latencyMs.push(worst);
+      const check = options.readyCheck;
+      if (!check) {
+        start(match, sides, now);
+        continue;
+      }
+      // Every player answers after a uniform delay; a party declines when any of its players does.
+      let lastAccept = now;
+      let firstDecline = Infinity;
+      const declined = new Set<string>();
+      for (const w of sides.flat()) {
+        for (let k = 0; k < w.party.players.length; k++) {
+          const answeredAt = now + answers.uniform() * check.answerMs;
+          if (answers.uniform() < check.acceptance) lastAccept = Math.max(lastAccept, answeredAt);
+          else {
+            declined.add(w.ticket.id);
+            firstDecline = Math.min(firstDecline, answeredAt);
+          }
         }
       }
-      // Outcome from true skills: each player performs around their skill, a side at its mean.
-      const sidePlayers = sides.map((side) => side.flatMap((w) => w.party.players));
-      const perf = sidePlayers.map(
-        (members) => members.reduce((s, p) => s + outcomes.normal(p.trueSkill, scenario.population.performanceSd), 0) / members.length,
-      );
-      const order = perf.map((_, i) => i).sort((a, b) => perf[b]! - perf[a]!);
-      const ranks = new Array<number>(perf.length);
-      order.forEach((side, place) => (ranks[side] = place));
-      for (const ledger of ledgers) ledger.record(sidePlayers, ranks, now);
-      if (counted && match.quality !== undefined) {
-        // The favourite as the matcher saw it: the side with the highest summed matching score.
-        const seen = sides.map((side) => side.reduce((sum, w) => sum + w.ticket.playerScores.reduce((a, b) => a + b, 0), 0));
-        let favourite = 0;
-        for (let t = 1; t < seen.length; t++) if (seen[t]! > seen[favourite]!) favourite = t;
-        favourites.push({ probability: match.quality.favouriteWinProbability, won: ranks[favourite] === 0, matchQuality: match.quality.matchQuality });
-      }
-      const length = scenario.sessions.gameSeconds * 1000 * (0.5 + outcomes.uniform());
-      if (options.steady) for (const w of all) w.party.players.forEach(release);
-      else for (const w of all) ends.push(now + length, w.party);
+      proposals.push(declined.size === 0 ? lastAccept : firstDecline, { match, sides, declined });
     }
+  }
+  /** A game starts at `now`: its waits and gap are counted, its outcome rated, its parties play. */
+  function start(match: SimMatch, sides: { party: Party; ticket: QueuedTicket }[][], now: number): void {
+    games += 1;
+    const all = sides.flat();
+    const players = all.flatMap((w) => w.party.players);
+    const counted = now >= warmupMs;
+    if (counted) {
+      for (const w of all) waitsMs.push(now - w.ticket.enqueuedAt);
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const p of players) {
+        lo = Math.min(lo, p.trueSkill);
+        hi = Math.max(hi, p.trueSkill);
+      }
+      gapsSigma.push((hi - lo) / sd);
+      if (match.region !== undefined) {
+        let worst = 0;
+        for (const p of players) worst = Math.max(worst, latenciesOf(p).get(match.region) ?? Infinity);
+        latencyMs.push(worst);
+      }
+    }
+    // Outcome from true skills: each player performs around their skill, a side at its mean.
+    const sidePlayers = sides.map((side) => side.flatMap((w) => w.party.players));
+    const perf = sidePlayers.map(
+      (members) => members.reduce((s, p) => s + outcomes.normal(p.trueSkill, scenario.population.performanceSd), 0) / members.length,
+    );
+    const order = perf.map((_, i) => i).sort((a, b) => perf[b]! - perf[a]!);
+    const ranks = new Array<number>(perf.length);
+    order.forEach((side, place) => (ranks[side] = place));
+    for (const ledger of ledgers) ledger.record(sidePlayers, ranks, now);
+    if (counted && match.quality !== undefined) {
+      // The favourite as the matcher saw it: the side with the highest summed matching score.
+      const seen = sides.map((side) => side.reduce((sum, w) => sum + w.ticket.playerScores.reduce((a, b) => a + b, 0), 0));
+      let favourite = 0;
+      for (let t = 1; t < seen.length; t++) if (seen[t]! > seen[favourite]!) favourite = t;
+      favourites.push({ probability: match.quality.favouriteWinProbability, won: ranks[favourite] === 0, matchQuality: match.quality.matchQuality });
+    }
+    const length = scenario.sessions.gameSeconds * 1000 * (0.5 + outcomes.uniform());
+    if (options.steady) for (const w of all) w.party.players.forEach(release);
+    else for (const w of all) ends.push(now + length, w.party);
   }
   for (const ledger of ledgers) ledger.error.snapshot();
   return {
@@ -224,6 +276,7 @@ export function runCompetitive(options: CompetitiveRunOptions): CompetitiveRunLo
     unmatched: queue.waiting,
     ledgers,
     favourites,
+    brokenMatches,
   };
 }
 

@@ -60,10 +60,27 @@ export interface SimulationReport {
     readonly playersWith10Games: number;
     readonly higherRatedWinRate: { hour: number; games: number; winRate: number }[];
   }[];
+  /**
+   * The cost of a ready check in waits, at the scenario's rate (steady arrivals): no check, and
+   * every player accepting with probability 1 and 0.9, answering within READY_CHECK_ANSWER_MS.
+   */
+  readonly readyCheck: ReadyCheckPoint[];
   readonly cooperative: CooperativeSummary | undefined;
   /** The cooperative run again at the scenario's other arrival rates. */
   readonly cooperativeByRate: CooperativeSummary[];
 }
+
+export interface ReadyCheckPoint {
+  /** undefined: no ready check. */
+  readonly acceptance: number | undefined;
+  readonly games: number;
+  readonly brokenMatches: number;
+  readonly meanWaitS: number;
+  readonly p99WaitS: number;
+}
+
+/** Players answer a ready check within 5 s, uniformly. */
+const READY_CHECK_ANSWER_MS = 5_000;
 
 export interface SimulationInput {
   readonly scenario: Scenario;
@@ -153,6 +170,22 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     }
   }
 
+  const readyCheck = ([undefined, 1, 0.9] as const).map((acceptance): ReadyCheckPoint => {
+    progress(`ready check: ${acceptance === undefined ? 'none' : `${acceptance * 100}% acceptance`} at ${scenario.arrivals.perSecond}/s`);
+    const pointMs = (scenario.frontier.tickets / scenario.arrivals.perSecond) * 1000;
+    const log = runCompetitive({
+      ...base,
+      scenario: { ...scenario, arrivals: { ...scenario.arrivals, dailyCurve: undefined } },
+      queue: new GamefactoryQueue(factory, streamSeed(scenario.seed, 4)),
+      perSecond: scenario.arrivals.perSecond,
+      durationMs: pointMs,
+      warmupMs: Math.min(60_000, pointMs / 10),
+      steady: true,
+      ...(acceptance !== undefined && { readyCheck: { acceptance, answerMs: READY_CHECK_ANSWER_MS } }),
+    });
+    return { acceptance, games: log.games, brokenMatches: log.brokenMatches, meanWaitS: mean(log.waitsMs) / 1000, p99WaitS: quantile(log.waitsMs, 0.99) / 1000 };
+  });
+
   const ratings = main.ledgers.map((ledger) => {
     const errorByGames = ledger.error.byGames();
     return {
@@ -204,6 +237,7 @@ export function runSimulation(input: SimulationInput): SimulationReport {
     goalSummary: summarizeGoals(goals),
     shipped: checkShipped(frontier),
     ratings,
+    readyCheck,
     cooperative,
     cooperativeByRate,
   });

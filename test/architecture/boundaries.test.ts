@@ -46,7 +46,7 @@ describe('the layout', () => {
   it('each package stands alone: it imports its own files, @gamefactory/protocol, grpc-js and node, nothing of the repository', () => {
     const allowed = (i: string) => i.startsWith('./') || i.startsWith('@gamefactory/protocol') || i === '@grpc/grpc-js' || i === '@bufbuild/protobuf/wire' || i.startsWith('node:');
     const packages = readdirSync(join(ROOT, 'packages')).filter((name) => statSync(join(ROOT, 'packages', name)).isDirectory());
-    expect(packages.sort()).toEqual(['game-server-sdk', 'matchmaking-client', 'protocol']);
+    expect(packages.sort()).toEqual(['game-server-sdk', 'match-function-example', 'matchmaking-client', 'protocol']);
     const offenders = packages
       .flatMap((name) => sources(join(ROOT, 'packages', name, 'src')))
       .flatMap((f) => imports(f).filter((i) => !allowed(i)).map((i) => `${rel(f)}: ${i}`));

@@ -46,6 +46,6 @@ describe('TicketBook placing states', () => {
     book.queued('t3', 'A', 0);
     expect(book.get('t1')!.state).toEqual({ kind: 'placing', creationId: 'A', position: 0 });
     expect(book.get('t3')!.state).toBe(book.get('t1')!.state);
-    expect(book.countsByState()).toEqual({ parked: 0, pooled: 1, placing: 4, assigned: 0 });
+    expect(book.countsByState()).toEqual({ parked: 0, pooled: 1, proposed: 0, placing: 4, assigned: 0 });
   });
 });

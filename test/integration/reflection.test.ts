@@ -27,7 +27,7 @@ describe('reflection', () => {
     const ours = readdirSync(join(import.meta.dirname, '../../proto/gamefactory/v1')).map((f) => `gamefactory/v1/${f}`);
     expect([...reflected.files.keys()].filter((name) => name.startsWith('gamefactory/')).sort()).toEqual(ours.sort());
     expect(reflected.files.get('gamefactory/v1/matchmaker.proto')!.dependency).toContain('gamefactory/v1/attributes.proto');
-    expect(reflected.services).toEqual(expect.arrayContaining(['gamefactory.v1.Matchmaker', 'gamefactory.v1.GameServerLink', 'gamefactory.v1.Ratings', 'gamefactory.v1.Admin', 'grpc.health.v1.Health']));
+    expect(reflected.services).toEqual(expect.arrayContaining(['gamefactory.v1.Matchmaker', 'gamefactory.v1.GameServerLink', 'gamefactory.v1.Ratings', 'gamefactory.v1.Admin', 'gamefactory.v1.MatchFunction', 'grpc.health.v1.Health']));
   });
 
   it('describes every message as the .proto files on disk do (the served descriptors are never stale)', () => {

@@ -29,6 +29,7 @@ const requests: Record<keyof typeof METHOD_ROLES, SecuredRequest> = {
   FindGame: { method: 'FindGame', message: find('alice') },
   FindGames: { method: 'FindGames', message: { request: { $case: 'find', value: find('alice') } } },
   CancelFind: { method: 'CancelFind', message: { ticketId: 't' } },
+  RespondToMatch: { method: 'RespondToMatch', message: { ticketId: 't', matchId: 'm', accept: true } },
   QueryStats: { method: 'QueryStats', message: {} },
   Drain: { method: 'Drain' },
   ReloadConfig: { method: 'ReloadConfig' },
@@ -49,11 +50,11 @@ function outcome(principal: Principal | undefined, request: SecuredRequest): str
 
 describe('the role table: every role against every method', () => {
   const table: [string, Principal | undefined, Record<keyof typeof METHOD_ROLES, string>][] = [
-    ['gameServer', server, { Connect: 'OK', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'PERMISSION_DENIED', Leaderboard: 'PERMISSION_DENIED', PlayerRank: 'PERMISSION_DENIED' }],
-    ['player', alice, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
-    ['gateway', gateway, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
-    ['admin', admin, { Connect: 'PERMISSION_DENIED', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', QueryStats: 'OK', Drain: 'OK', ReloadConfig: 'OK', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
-    ['nobody', undefined, { Connect: 'UNAUTHENTICATED', FindGame: 'UNAUTHENTICATED', FindGames: 'UNAUTHENTICATED', CancelFind: 'UNAUTHENTICATED', QueryStats: 'UNAUTHENTICATED', Drain: 'UNAUTHENTICATED', ReloadConfig: 'UNAUTHENTICATED', GetRating: 'UNAUTHENTICATED', Leaderboard: 'UNAUTHENTICATED', PlayerRank: 'UNAUTHENTICATED' }],
+    ['gameServer', server, { Connect: 'OK', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', RespondToMatch: 'PERMISSION_DENIED', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'PERMISSION_DENIED', Leaderboard: 'PERMISSION_DENIED', PlayerRank: 'PERMISSION_DENIED' }],
+    ['player', alice, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', RespondToMatch: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
+    ['gateway', gateway, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', RespondToMatch: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
+    ['admin', admin, { Connect: 'PERMISSION_DENIED', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', RespondToMatch: 'PERMISSION_DENIED', QueryStats: 'OK', Drain: 'OK', ReloadConfig: 'OK', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
+    ['nobody', undefined, { Connect: 'UNAUTHENTICATED', FindGame: 'UNAUTHENTICATED', FindGames: 'UNAUTHENTICATED', CancelFind: 'UNAUTHENTICATED', RespondToMatch: 'UNAUTHENTICATED', QueryStats: 'UNAUTHENTICATED', Drain: 'UNAUTHENTICATED', ReloadConfig: 'UNAUTHENTICATED', GetRating: 'UNAUTHENTICATED', Leaderboard: 'UNAUTHENTICATED', PlayerRank: 'UNAUTHENTICATED' }],
   ];
   for (const [name, principal, expected] of table) {
     it(name, () => {

@@ -114,3 +114,17 @@ describe('gamefactory simulate', () => {
     expect(queue.check(4000)).toEqual([{ teams: [['Pawn20'], ['Grunt17']] }]);
   });
 });
+
+describe('gamefactory simulate: the ready check', () => {
+  it('shows what declines cost in waits: none broken at 100%, some at 90%, each wait longer', () => {
+    const scenario = { ...parseScenario(SCENARIO), frontier: { rates: [20], tickets: 2000 } };
+    const report = runSimulation({ scenario, config: CONFIG });
+    const [none, all, ninety] = report.readyCheck;
+    expect([none!.acceptance, all!.acceptance, ninety!.acceptance]).toEqual([undefined, 1, 0.9]);
+    expect(all!.brokenMatches).toBe(0);
+    expect(ninety!.brokenMatches).toBeGreaterThan(0);
+    // Answering takes up to 5 s (2.5 s on average) before a game starts; a broken match costs more.
+    expect(all!.meanWaitS).toBeGreaterThan(none!.meanWaitS + 1);
+    expect(ninety!.meanWaitS).toBeGreaterThan(all!.meanWaitS);
+  }, 300_000);
+});

@@ -78,6 +78,20 @@ export class Matchmaker {
     });
   }
 
+  /**
+   * Answers a ready check (a ticket's `proposed` update): accept or decline match `matchId`.
+   * True once every party has accepted. Fails with the coordinator's status: NOT_FOUND (no such
+   * ticket), FAILED_PRECONDITION (the match is over: broken by another's decline or the timeout),
+   * PERMISSION_DENIED (not the ticket's owner).
+   */
+  respondToMatch(ticketId: string, matchId: string, accept: boolean): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.nodes.client(0).respondToMatch({ ticketId, matchId, accept }, this.nodes.metadata(), (error, response) =>
+        error ? reject(FindError.fromStatus(ticketId, error)) : resolve(response.matchComplete),
+      );
+    });
+  }
+
   /** Hangs up: tickets still waiting fail with CANCELLED (and the coordinator cancels them). */
   close(): void {
     this.transport.close();

@@ -91,6 +91,7 @@ export class RoutedStreams implements TicketTransport {
         return sink.settled;
       },
       queued: (update) => sink.queued(update),
+      proposed: (update) => sink.proposed(update),
       resuming: (update) => sink.resuming(update),
       assigned: (assignment) => {
         done();

@@ -51,6 +51,7 @@ export class TicketCalls implements TicketTransport {
           if (update.ownerAddress && key !== undefined) routes!.learn(key, update.ownerAddress);
           const u = update.update;
           if (u?.$case === 'queued') sink.queued({ kind: 'queued', ...u.value });
+          else if (u?.$case === 'proposed') sink.proposed({ kind: 'proposed', ...u.value });
           else if (u?.$case === 'assignment') sink.assigned(u.value);
           else if (u?.$case === 'error') sink.failed(new FindError(request.ticketId, u.value.code, u.value.message));
         },

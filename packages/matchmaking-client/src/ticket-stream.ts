@@ -145,6 +145,10 @@ export class TicketStream implements TicketTransport {
       entry.sink.queued({ kind: 'queued', ...u.value });
       return;
     }
+    if (u.$case === 'proposed') {
+      entry.sink.proposed({ kind: 'proposed', ...u.value });
+      return;
+    }
     this.waiting.delete(update.ticketId);
     if (u.$case === 'assignment') {
       entry.sink.assigned(u.value);

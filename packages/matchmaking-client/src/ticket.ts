@@ -21,16 +21,32 @@ export interface Resuming {
   readonly reason: string;
 }
 
+/**
+ * A ready check: the factory proposes a game that every party must accept before it is created.
+ * Answer with `Matchmaker.respondToMatch(ticket.id, matchId, accept)` within `expiresInMs`; sent
+ * again as other players accept. If the match breaks, the ticket is `queued` again (it keeps its
+ * place and wait) or fails (it declined, or did not answer in time).
+ */
+export interface Proposed {
+  readonly kind: 'proposed';
+  readonly matchId: string;
+  readonly factory: string;
+  readonly expiresInMs: number;
+  readonly players: number;
+  readonly acceptedPlayers: number;
+}
+
 /** The last update: where to play. */
 export interface Assigned {
   readonly kind: 'assignment';
   readonly assignment: Assignment;
 }
 
-export type TicketUpdate = Queued | Resuming | Assigned;
+export type TicketUpdate = Queued | Proposed | Resuming | Assigned;
 
 interface TicketEvents {
   queued: [Queued];
+  proposed: [Proposed];
   resuming: [Resuming];
   assignment: [Assignment];
   /** The ticket ended without a game (never thrown: listen to it or await `assignment`). */
@@ -41,6 +57,7 @@ interface TicketEvents {
 export interface TicketSink {
   readonly settled: boolean;
   queued(update: Queued): void;
+  proposed(update: Proposed): void;
   resuming(update: Resuming): void;
   assigned(assignment: Assignment): void;
   failed(error: FindError): void;
@@ -49,7 +66,7 @@ export interface TicketSink {
 /**
  * One party's search for a game. Read it the way that suits the caller: `await ticket.assignment`,
  * `for await (const update of ticket)` (every update since the start, then the iteration ends at
- * the assignment or throws the FindError), or events (`queued`, `resuming`, `assignment`, `failed`).
+ * the assignment or throws the FindError), or events (`queued`, `proposed`, `resuming`, `assignment`, `failed`).
  *
  * A gateway holds thousands of these at once, each until its game is found, so a ticket makes
  * only what its reader asks for: the promise on the first read of `assignment`, the list of
@@ -89,6 +106,10 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
     }
 
     queued(update: Queued): void {
+      this.ticket.waited(update);
+    }
+
+    proposed(update: Proposed): void {
       this.ticket.waited(update);
     }
 
@@ -148,10 +169,11 @@ export class Ticket extends EventEmitter<TicketEvents> implements AsyncIterable<
     }
   }
 
-  private waited(update: Queued | Resuming): void {
+  private waited(update: Queued | Proposed | Resuming): void {
     if (this.done) return;
     (this.updates ??= []).push(update);
     if (update.kind === 'queued') this.emit('queued', update);
+    else if (update.kind === 'proposed') this.emit('proposed', update);
     else this.emit('resuming', update);
     this.poke();
   }

@@ -16,6 +16,11 @@ export interface CoordinatorCommands {
    * not own it. A cluster node's gateway answers once the ticket's owner has (a promise).
    */
   cancel(ticketId: string, caller?: Principal): boolean | Promise<boolean>;
+  /**
+   * RespondToMatch (a ready check): true once every party has accepted. Absent where the edge
+   * does not run ready checks (the transport then answers UNIMPLEMENTED).
+   */
+  respondToMatch?(ticketId: string, matchId: string, accept: boolean, caller?: Principal): boolean;
   /** The client's stream went away: its waiting ticket is cancelled unless another call resumed it. */
   abandon(ticketId: string, listener: TicketListener): void;
   /** A server said hello. Returns the factories it now serves. Throws on an invalid hello. */
@@ -35,6 +40,7 @@ export function forwardingCommands(commands: CoordinatorCommands): CoordinatorCo
   return {
     find: (request, listener) => commands.find(request, listener),
     cancel: (ticketId, caller) => commands.cancel(ticketId, caller),
+    ...(commands.respondToMatch && { respondToMatch: (ticketId: string, matchId: string, accept: boolean, caller?: Principal) => commands.respondToMatch!(ticketId, matchId, accept, caller) }),
     abandon: (ticketId, listener) => commands.abandon(ticketId, listener),
     connectServer: (hello, channel) => commands.connectServer(hello, channel),
     disconnectServer: (serverId, channel) => commands.disconnectServer(serverId, channel),

@@ -21,6 +21,8 @@ export class CoreView implements CoordinatorView {
     private readonly parked: ParkedTickets,
     private readonly placement: Placement,
     private readonly backfills?: BackfillDesk,
+    /** Tickets in a ready check, per factory: they wait, out of the pool. */
+    private readonly inReadyCheck: (factory: string) => number = () => 0,
   ) {}
 
   ticket(ticketId: string): TicketSummary | undefined {
@@ -67,7 +69,7 @@ export class CoreView implements CoordinatorView {
         template: runtime.identity.template.name,
         strategy: runtime.strategy,
         servers: this.registry.servers(name).size,
-        pooled: runtime.waiting() + this.parked.count(name),
+        pooled: runtime.waiting() + this.parked.count(name) + this.inReadyCheck(name),
         queued: this.creations.waiting(name),
         queuedTickets: this.creations.waitingTickets(name),
         openGames: runtime.openGames(),
@@ -79,7 +81,7 @@ export class CoreView implements CoordinatorView {
   }
 
   queryStats(query: StatsQuery, now: number): StatsAnswer {
-    return queryStats(this.registry, (name) => this.creations.waitingTickets(name), query, now, this.backfills && ((name) => this.backfills!.openIn(name)));
+    return queryStats(this.registry, (name) => this.creations.waitingTickets(name) + this.inReadyCheck(name), query, now, this.backfills && ((name) => this.backfills!.openIn(name)));
   }
 
   snapshot(): CoordinatorSnapshot {

@@ -1,7 +1,7 @@
 import type { Log } from '../log.js';
 import type { BackfillOutcome } from '../messages.js';
 
-export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed';
+export type FindOutcome = 'assigned' | 'cancelled' | 'expired' | 'failed' | 'declined' | 'acceptance-timed-out';
 /** `full`: the server refused for want of a free slot (another shard's owner took it first): not a failure of the server. */
 export type RequeueCause = 'timeout' | 'failed' | 'full' | 'disconnected';
 
@@ -31,6 +31,11 @@ export interface CoordinatorEventMap {
     /** Its tickets, every team's in order. */
     readonly ticketIds: readonly string[];
   };
+  /** A game was proposed to its players (a ready check); `outcome` once it is settled. */
+  matchProposed: { readonly factory: string; readonly matchId: string; readonly ticketIds: readonly string[] };
+  matchSettled: { readonly factory: string; readonly matchId: string; readonly outcome: 'accepted' | 'declined' | 'timed-out' | 'left' };
+  /** A match function's batch was formed by the built-in matcher instead (`reason`: timeout, failed, refused). */
+  matchFunctionFallback: { readonly factory: string; readonly reason: 'timeout' | 'failed' | 'refused'; readonly detail: string };
   /** A server kept failing creations and gets no new ones for `backoffMs`. */
   serverBackedOff: { readonly serverId: string; readonly backoffMs: number };
   serverConnected: { readonly serverId: string; readonly endpoint: string; readonly factories: readonly string[] };

@@ -10,7 +10,8 @@ export interface CoordinatorSnapshot {
   /** Tickets held: waiting, or assigned and kept for retries. */
   readonly tickets: number;
   /** Tickets by state (see TicketBook). */
-  readonly ticketsByState: Readonly<Record<'parked' | 'pooled' | 'placing' | 'assigned', number>>;
+  /** `proposed`: in a ready check (absent where no core counts it). */
+  readonly ticketsByState: Readonly<Record<'parked' | 'pooled' | 'placing' | 'assigned', number>> & { readonly proposed?: number };
   /** Creations waiting for a slot. */
   readonly queued: number;
   readonly openGames: number;
@@ -59,7 +60,7 @@ export interface BackfillCounts {
 export interface TicketSummary {
   readonly ticketId: string;
   readonly factory: string;
-  readonly state: 'parked' | 'pooled' | 'placing' | 'assigned';
+  readonly state: 'parked' | 'pooled' | 'proposed' | 'placing' | 'assigned';
   /** The players it holds: none once assigned (its players are free again). */
   readonly playerIds: readonly string[];
   readonly createdAt: number;

@@ -16,7 +16,7 @@ export function ticketIdReused(ticketId: string): MatchmakingError {
  * Only a ticket's owner may cancel or resume it, so one player cannot end or take over another's
  * search; a ticket without an owner, or a trusted caller, passes.
  */
-export function checkOwner(caller: Principal | undefined, owner: TicketOwner | undefined, ticketId: string, action: 'cancel' | 'resume'): void {
+export function checkOwner(caller: Principal | undefined, owner: TicketOwner | undefined, ticketId: string, action: 'cancel' | 'resume' | 'answer a match for'): void {
   if (!caller || !owner) return;
   if (!TicketOwnership.mayActOn(caller, owner)) {
     throw new MatchmakingError('PERMISSION_DENIED', `ticket_id "${ticketId.slice(0, 128)}": only its owner may ${action} it (you are ${caller.role} "${caller.subject}")`);

@@ -58,7 +58,7 @@ export class TicketBook {
   private readonly tickets = new Map<string, Entry>();
   /** Tickets that got their game, kept compact until their retention ends (state `assigned`). */
   private readonly answeredTickets = new Map<string, AnsweredTicket>();
-  private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, placing: 0, assigned: 0 };
+  private readonly counts: Record<TicketStateKind, number> = { parked: 0, pooled: 0, proposed: 0, placing: 0, assigned: 0 };
   private stopping = false;
   /**
    * The latest placing state of recent creations: the tickets of one creation are at one place
@@ -125,12 +125,17 @@ export class TicketBook {
 
   /** Back to (or still) waiting in its factory: a competitive game that fell apart, a parked ticket admitted. */
   pool(ticketId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled', 'placing'], POOLED);
+    return this.move(ticketId, ['parked', 'pooled', 'proposed', 'placing'], POOLED);
+  }
+
+  /** Its players are asked to accept a game (a ready check); it is out of its factory's pool meanwhile. */
+  propose(ticketId: string, matchId: string): Ticket {
+    return this.move(ticketId, ['pooled'], { kind: 'proposed', matchId });
   }
 
   /** Joins a game creation. */
   place(ticketId: string, creationId: string): Ticket {
-    return this.move(ticketId, ['parked', 'pooled'], this.placing(creationId, undefined));
+    return this.move(ticketId, ['parked', 'pooled', 'proposed'], this.placing(creationId, undefined));
   }
 
   /** Its creation waits in line at `position`. */

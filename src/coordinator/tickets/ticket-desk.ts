@@ -10,6 +10,7 @@ import type { GameCreations } from '../game-creations.js';
 import type { Assignment, FindRequest, TicketListener } from '../messages.js';
 import type { RunningGames } from '../servers/running-games.js';
 import type { ServerRoster } from '../servers/server-roster.js';
+import type { Proposal, ReadyChecks } from '../acceptance/ready-checks.js';
 import { AwaitingServers } from './awaiting-servers.js';
 import type { ParkedTickets, RestoredTicket, RestoredTickets } from './restored-tickets.js';
 import { checkOwner, resumedElsewhere, ticketIdReused } from './restored-tickets.js';
@@ -51,6 +52,7 @@ export class TicketDesk {
      * refused: servers re-announce themselves right after a restart or a change of owner.
      */
     private readonly awaitServersUntil: number,
+    private readonly readyChecks: ReadyChecks,
   ) {
     // Arrivals go on after the restored ones, so a retried ticket keeps its place ahead of new ones.
     this.lastArrival = restoredRecords.reduce((last, r) => Math.max(last, r.arrival), 0);
@@ -333,6 +335,7 @@ export class TicketDesk {
       this.ctx.out.fail(previous, ticket.id, resumedElsewhere(ticket.id));
     }
     if (ticket.state.kind === 'placing') this.creations.reportPosition(ticket);
+    else if (ticket.state.kind === 'proposed') this.readyChecks.remind(ticket);
     else this.queuedAt(ticket, 0);
   }
 
@@ -400,13 +403,65 @@ export class TicketDesk {
       for (const id of repool) {
         if (this.book.get(id) && runtime) this.admit(this.book.pool(id), runtime);
       }
+    } else if (state.kind === 'proposed') {
+      // Its match breaks; the others go back once this one has left the book.
+      const proposal = this.readyChecks.left(state.matchId);
+      this.book.end(ticket.id, outcome);
+      this.ended(ticket, outcome, error);
+      if (proposal) this.returnToPool(proposal, new Set([ticket.id]));
+      return;
     } else {
       this.registry.get(ticket.factory)?.withdraw(ticket.id);
     }
     this.book.end(ticket.id, outcome);
+    this.ended(ticket, outcome, error);
+  }
+
+  private ended(ticket: Ticket, outcome: Exclude<FindOutcome, 'assigned'>, error: MatchmakingError | undefined): void {
     this.ctx.out.event('findFinished', { ticketId: ticket.id, factory: ticket.factory, outcome, elapsedMs: this.ctx.now() - ticket.createdAt });
     if (error) this.ctx.out.fail(ticket.listener, ticket.id, error);
     this.ctx.maybeIdle.add(ticket.factory);
+  }
+
+  /**
+   * A ready check broke (a decline, or its time ran out): the tickets in `ending` end with
+   * `outcome`; the others go back to their factory's pool at their original arrival and creation
+   * time, so their windows stay as wide as they were and they keep their priority for a slot.
+   */
+  breakMatch(proposal: Proposal, ending: ReadonlySet<string>, outcome: 'declined' | 'acceptance-timed-out'): void {
+    for (const id of ending) {
+      const ticket = this.book.get(id);
+      if (ticket?.state.kind !== 'proposed') continue;
+      this.ctx.deadlines.delete(DeadlineKind.TicketExpiry, id);
+      this.book.end(id, outcome);
+      const error =
+        outcome === 'declined'
+          ? new MatchmakingError('CANCELLED', `ticket "${id}" declined match "${proposal.matchId}"`)
+          : new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${id}" did not accept match "${proposal.matchId}" in time (acceptance timed out)`);
+      this.ended(ticket, outcome, error);
+    }
+    this.returnToPool(proposal, ending);
+  }
+
+  /** The tickets of a broken match, but `except`, wait again in their pool as they were. */
+  private returnToPool(proposal: Proposal, except: ReadonlySet<string>): void {
+    // A factory with a proposal out is never drained (CoordinatorCore.settleIdle), so it is here.
+    const runtime = this.registry.get(proposal.factory);
+    if (!runtime) return;
+    for (const team of proposal.teams) {
+      for (const id of team) {
+        if (except.has(id) || this.book.get(id)?.state.kind !== 'proposed') continue;
+        const ticket = this.book.pool(id);
+        // A reload while it was proposed may have changed what its factory takes.
+        try {
+          runtime.validate(ticket.request);
+        } catch (error) {
+          this.finish(ticket, 'failed', error as MatchmakingError);
+          continue;
+        }
+        this.admit(ticket, runtime);
+      }
+    }
   }
 
   /** A ticket got its game: tell the client, and keep the ticket for retries a while. */

@@ -7,18 +7,20 @@ import type { Assignment, FindRequest, TicketListener } from '../messages.js';
  *
  * parked:   restored after a restart; its factory has no server yet
  * pooled:   waiting in its factory (a competitive pool), or being matched right now
+ * proposed: in a game its players must accept first (a ready check, `matchId`); out of the pool
  * placing:  part of a game creation; `position` is its place in the line for a slot, once queued
  * assigned: done; the book keeps an AnsweredTicket instead a little, so a retry gets the same assignment
  */
 export type TicketState =
   | { readonly kind: 'parked' }
   | { readonly kind: 'pooled' }
+  | { readonly kind: 'proposed'; readonly matchId: string }
   | { readonly kind: 'placing'; readonly creationId: string; readonly position: number | undefined }
   | { readonly kind: 'assigned'; readonly assignment: Assignment };
 
 export type TicketStateKind = TicketState['kind'];
 
-export type EndReason = 'cancelled' | 'expired' | 'failed' | 'retention-over';
+export type EndReason = 'cancelled' | 'expired' | 'failed' | 'declined' | 'acceptance-timed-out' | 'retention-over';
 
 /** A FindGame in progress. One party; its players are in no other live ticket meanwhile. */
 export interface Ticket {

@@ -38,6 +38,8 @@ const CALL_RATE: Partial<Record<SecuredMethod, RateFamily>> = {
   FindGame: 'findGame',
   QueryStats: 'queryStats',
   CancelFind: 'cancelFind',
+  // A ready check's answer is about as frequent as a cancel: the same bucket.
+  RespondToMatch: 'cancelFind',
   GetRating: 'ratings',
   Leaderboard: 'ratings',
   PlayerRank: 'ratings',

@@ -9,6 +9,7 @@ export type SecuredMethod =
   | 'FindGame'
   | 'FindGames'
   | 'CancelFind'
+  | 'RespondToMatch'
   | 'QueryStats'
   | 'Drain'
   | 'ReloadConfig'
@@ -21,6 +22,7 @@ const BY_PATH = new Map<string, SecuredMethod>([
   [MatchmakerService.findGame.path, 'FindGame'],
   [MatchmakerService.findGames.path, 'FindGames'],
   [MatchmakerService.cancelFind.path, 'CancelFind'],
+  [MatchmakerService.respondToMatch.path, 'RespondToMatch'],
   [MatchmakerService.queryStats.path, 'QueryStats'],
   [AdminService.reloadConfig.path, 'ReloadConfig'],
   [RatingsService.getRating.path, 'GetRating'],

@@ -10,6 +10,8 @@ export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   FindGame: ['player', 'gateway'],
   FindGames: ['player', 'gateway'],
   CancelFind: ['player', 'gateway'],
+  // Only the ticket's owner may answer (checked by the core, as for a cancel).
+  RespondToMatch: ['player', 'gateway'],
   QueryStats: ['admin'],
   Drain: ['admin'],
   ReloadConfig: ['admin'],
@@ -25,7 +27,7 @@ export type SecuredRequest =
   | { method: 'Connect'; message: ServerMessage }
   | { method: 'FindGame'; message: FindGameRequest }
   | { method: 'FindGames'; message: FindGamesRequest }
-  | { method: 'CancelFind' | 'QueryStats' | 'Drain' | 'ReloadConfig' | 'GetRating' | 'Leaderboard' | 'PlayerRank'; message?: unknown };
+  | { method: 'CancelFind' | 'RespondToMatch' | 'QueryStats' | 'Drain' | 'ReloadConfig' | 'GetRating' | 'Leaderboard' | 'PlayerRank'; message?: unknown };
 
 /** At call start: may this principal open this method at all? */
 export function authorizeCall(principal: Principal | undefined, method: SecuredMethod): void {

@@ -13,6 +13,8 @@ import {
   type FindGameUpdate,
   type QueryStatsRequest,
   type QueryStatsResponse,
+  type RespondToMatchRequest,
+  type RespondToMatchResponse,
 } from '../../generated/gamefactory/v1/matchmaker.js';
 import { valueKey } from '../../attributes/attribute-value.js';
 import { LIMITS } from '../../attributes/limits.js';
@@ -70,6 +72,11 @@ function wireAssignment(assignment: Assignment): WireAssignment {
 const uint32 = (n: number): number => (n >= 0 ? Math.min(Math.floor(n), 0xffffffff) : 0);
 
 function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | undefined): FindGameUpdate {
+  if (update.kind === 'proposed') {
+    const p = update.proposal;
+    const proposed = { matchId: p.matchId, factory: p.factory, expiresInMs: uint32(p.expiresInMs), players: uint32(p.players), acceptedPlayers: uint32(p.acceptedPlayers) };
+    return { ticketId, update: { $case: 'proposed', value: proposed }, ...(ownerAddress && { ownerAddress }) };
+  }
   const wire: FindGameUpdate =
     update.kind === 'queued'
       ? {
@@ -295,6 +302,25 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     }
   };
 
+  /** RespondToMatch: a ready check's answer, in turn with the finds and cancels before it. */
+  const respondToMatch = (
+    call: ServerUnaryCall<RespondToMatchRequest, RespondToMatchResponse>,
+    callback: sendUnaryData<RespondToMatchResponse>,
+  ): void => {
+    if (options.pacer.full) return callback(toServiceError(refuse(overloaded())!));
+    options.pacer.push(runNow, () => {
+      try {
+        checkId('ticket_id', call.request.ticketId);
+        checkId('match_id', call.request.matchId);
+        if (!coordinator.respondToMatch) throw new MatchmakingError('FAILED_PRECONDITION', 'RespondToMatch: this node does not run ready checks (they run on an embedded coordinator)');
+        const complete = coordinator.respondToMatch(call.request.ticketId, call.request.matchId, call.request.accept, principalOf(call.metadata));
+        callback(null, { matchComplete: complete });
+      } catch (error) {
+        callback(toServiceError(refuse(error) ?? error));
+      }
+    });
+  };
+
   const stats = (
     call: ServerUnaryCall<QueryStatsRequest, QueryStatsResponse>,
     callback: sendUnaryData<QueryStatsResponse>,
@@ -330,7 +356,7 @@ export function matchmakerHandlers(coordinator: CoordinatorCommands, view: Coord
     }
   };
 
-  return { findGame, findGames, cancelFind, queryStats: stats };
+  return { findGame, findGames, cancelFind, respondToMatch, queryStats: stats };
 }
 
 function statsResponse(answer: StatsAnswer): QueryStatsResponse {
