@@ -8,7 +8,7 @@ import type { SecuritySettings } from '../security/security-config.js';
 export interface CoordinatorConfig {
   readonly templates: readonly FactoryTemplate[];
   readonly placement: PlacementSettings;
-  readonly servers: { readonly keepaliveIntervalMs: number };
+  readonly servers: { readonly keepaliveIntervalMs: number; readonly unknownAttributes?: 'refuse' | 'warn' };
   readonly grpc: GrpcSettings;
   /** Rating ladders by name; loading always fills it (empty when none is configured). */
   readonly ladders?: ReadonlyMap<string, LadderConfig>;
