@@ -28,8 +28,8 @@ export async function runExampleServer(opts: ExampleServerOptions): Promise<void
       console.log(`create game for ${order.factory}: ${order.players.map((p) => p.playerId).join(', ')}`);
     },
   });
-  server.on('seatsReserved', ({ gameId, playerIds, token }) => {
-    for (const playerId of playerIds) void server.admit(gameId, playerId, token).catch((error: Error) => console.error(error.message));
+  server.on('seatsReserved', ({ gameId, seats }) => {
+    for (const { playerId, token } of seats) void server.admit(gameId, playerId, token).catch((error: Error) => console.error(error.message));
     setTimeout(() => server.endGame(gameId), 60_000).unref();
   });
   server.on('connected', ({ address, factories }) => {

@@ -87,10 +87,14 @@ describe('game-server SDK', () => {
     expect(orders).toEqual(['coop/region=eu']);
 
     await server.admit(assignment.gameId, 'alice', assignment.reservationToken);
+    expect(assignment.seatTokens['alice']).toBe(assignment.reservationToken);
     const forged = await server.admit(assignment.gameId, 'bob', 'forged').catch((e: AdmissionError) => e);
     expect(forged).toBeInstanceOf(AdmissionError);
+    // Alice's token does not open Bob's seat: each seat has its own.
+    const borrowed = await server.admit(assignment.gameId, 'bob', assignment.reservationToken).catch((e: AdmissionError) => e);
+    expect(borrowed).toBeInstanceOf(AdmissionError);
     await coopStats((s) => s.players === 1n);
-    await server.admit(assignment.gameId, 'bob', assignment.reservationToken);
+    await server.admit(assignment.gameId, 'bob', assignment.seatTokens['bob']!);
     await coopStats((s) => s.players === 2n);
     expect([...server.games.get('match-1')!.players]).toEqual(['alice', 'bob']);
   }, 20_000);
@@ -98,9 +102,9 @@ describe('game-server SDK', () => {
   it('a drop-in party is announced with seatsReserved and its token; leaves and ends are reported', async () => {
     const server = gameServer({ serverId: 'eu-1' });
     const reserved: string[] = [];
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => {
+    server.on('seatsReserved', ({ gameId, playerIds, seats }) => {
       reserved.push(...playerIds);
-      for (const p of playerIds) void server.admit(gameId, p, token);
+      for (const s of seats) void server.admit(gameId, s.playerId, s.token);
     });
     await server.start();
     const mm = matchmaker();
@@ -138,7 +142,7 @@ describe('game-server SDK', () => {
     const server = gameServer({ serverId: 'eu-1' });
     const connections: string[] = [];
     server.on('connected', ({ address }) => connections.push(address));
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));
+    server.on('seatsReserved', ({ gameId, seats }) => seats.forEach((s) => void server.admit(gameId, s.playerId, s.token)));
     await server.start();
     const assignment = await matchmaker().find({ template: 'coop', party: ['vet'], partition: { region: 'eu' }, matchable: { act: 3 } }).assignment;
     await coopStats((s) => s.players === 1n);
@@ -180,7 +184,7 @@ describe('game-server SDK', () => {
 
   it('drains: no new games, running ones finish, then it hangs up', async () => {
     const server = gameServer({ serverId: 'eu-1' });
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));
+    server.on('seatsReserved', ({ gameId, seats }) => seats.forEach((s) => void server.admit(gameId, s.playerId, s.token)));
     await server.start();
     const { gameId } = await matchmaker().find({ template: 'coop', party: ['x'], partition: { region: 'eu' } }).assignment;
     const closed = new Promise<void>((resolve) => server.once('closed', () => resolve()));

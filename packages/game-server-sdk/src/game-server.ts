@@ -209,10 +209,10 @@ export class GameServer extends EventEmitter<GameServerEvents> {
       case 'createGame':
         return this.onCreate(order.value);
       case 'reserveSeats': {
-        const { gameId, seats, reservationToken: token, expiresInMs } = order.value;
-        const playerIds = seats.map((s) => s.playerId);
-        this.hosted.reserve(gameId, playerIds, token, expiresInMs);
-        if (this.hosted.view.has(gameId)) this.emit('seatsReserved', { gameId, playerIds, token, expiresInMs });
+        const { gameId, expiresInMs } = order.value;
+        const seats = order.value.seats.map((s) => ({ playerId: s.playerId, token: s.reservationToken }));
+        this.hosted.reserve(gameId, seats, expiresInMs);
+        if (this.hosted.view.has(gameId)) this.emit('seatsReserved', { gameId, playerIds: seats.map((s) => s.playerId), seats, expiresInMs });
         return;
       }
       case 'gameResultAck':
@@ -248,11 +248,11 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     this.creating.delete(order.requestId);
     const gameId = id || `${this.options.serverId}-g${this.nextGame++}`;
     const holdMs = this.options.seatHoldMs ?? 60_000;
-    const playerIds = plain.players.map((p) => p.playerId);
+    const seats = plain.players.map((p) => ({ playerId: p.playerId, token: p.token }));
     this.hosted.add({ gameId, factory: order.factory, requestId: order.requestId, matchable: { ...plain.matchable } });
-    this.hosted.reserve(gameId, playerIds, order.reservationToken, holdMs);
+    this.hosted.reserve(gameId, seats, holdMs);
     this.report({ event: { $case: 'gameCreated', value: { requestId: order.requestId, gameId } } });
-    this.emit('seatsReserved', { gameId, playerIds, token: order.reservationToken, expiresInMs: holdMs });
+    this.emit('seatsReserved', { gameId, playerIds: seats.map((s) => s.playerId), seats, expiresInMs: holdMs });
   }
 
   /** While draining: no free slot, but room for every game still running (a hello must fit them). */

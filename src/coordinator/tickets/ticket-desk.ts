@@ -2,6 +2,7 @@ import { MatchmakingError } from '../../errors/index.js';
 import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import { TicketOwnership } from '../../security/roles/ticket-ownership.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import { ticketAssignment } from '../seat-tokens.js';
 import type { CoreContext } from '../core-context.js';
 import { DeadlineKind } from '../deadlines.js';
 import type { FindOutcome } from '../edges/events.js';
@@ -410,7 +411,10 @@ export class TicketDesk {
   }
 
   /** A ticket got its game: tell the client, and keep the ticket for retries a while. */
-  assign(ticketId: string, assignment: Assignment): void {
+  assign(ticketId: string, gameAssignment: Assignment): void {
+    const waiting = this.book.get(ticketId);
+    // The ticket's own copy names its players, whose seat tokens the edge gives them; kept for a retry.
+    const assignment = waiting && !gameAssignment.party ? ticketAssignment(gameAssignment, waiting.playerIds) : gameAssignment;
     const ticket = this.book.assign(ticketId, assignment);
     // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
     // finds a second, a 5-minute tail of finished tickets is what the heap would be made of. The
