@@ -149,3 +149,17 @@ describe('the commands, run against a coordinator', () => {
     }
   }, 300_000);
 });
+
+describe('every relative link in README.md and docs/', () => {
+  const links = PAGES.flatMap((page) =>
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith('#'))
+      .map((target) => [page, target] as const),
+  );
+  it.each(links)('%s → %s is in a clone', (page, target) => {
+    const path = join(ROOT, page, '..', target.split('#')[0]!);
+    expect(path.startsWith(ROOT), `${target} leaves the repository`).toBe(true);
+    expect(existsSync(path), path).toBe(true);
+  });
+});
