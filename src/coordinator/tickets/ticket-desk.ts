@@ -386,7 +386,13 @@ export class TicketDesk {
     }
     const ticket = this.book.get(ticketId);
     if (!ticket) return;
-    this.finish(ticket, 'expired', new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live`));
+    const ttlSeconds = this.ctx.config.placement.ticketTtlMs / 1000;
+    const waitedSeconds = ((this.ctx.now() - ticket.createdAt) / 1000).toFixed(1);
+    this.finish(
+      ticket,
+      'expired',
+      new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live (placement.ticketTtlSeconds: ${ttlSeconds}; waited ${waitedSeconds} s): ${whyStillWaiting(ticket)}`),
+    );
   }
 
   /** Ends a waiting ticket without an assignment and frees its players. */
@@ -424,5 +430,21 @@ export class TicketDesk {
     this.ctx.out.event('findFinished', { factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
     // The call is answered: what is kept for a retry holds no listener (a retry brings its own).
     this.ctx.out.update(ticket.listener, ticketId, { kind: 'assigned', assignment });
+  }
+}
+
+/** Why a ticket that runs out of time was still waiting, from where it stood. */
+function whyStillWaiting(ticket: Ticket): string {
+  switch (ticket.state.kind) {
+    case 'parked':
+      return `no game server that hosts ${ticket.factory} connected`;
+    case 'pooled':
+      return `no match was found for it in ${ticket.factory}`;
+    case 'placing':
+      return ticket.state.position === undefined
+        ? `its game in ${ticket.factory} was ordered from a game server but not confirmed`
+        : `its game in ${ticket.factory} was still in line (position ${ticket.state.position}) for a free slot on a game server`;
+    default:
+      return 'it was not waiting';
   }
 }
