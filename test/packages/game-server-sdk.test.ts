@@ -136,6 +136,12 @@ describe('game-server SDK', () => {
     const teams = [{ playerIds: ['p1'], rank: 0 }, { playerIds: ['p2'], rank: 1 }];
     expect(await good.reportResult(a.gameId, { teams, durationSeconds: 120 })).toEqual({ applied: true, reason: '' });
     expect((await good.reportResult(a.gameId, { teams, durationSeconds: 120 })).applied).toBe(false);
+    // Both packages read the ladder: the winner above the loser, a player never rated undefined.
+    const [p1, p2] = await Promise.all([mm.rating('duel-ranked', 'p1'), good.rating('duel-ranked', 'p2')]);
+    expect(p1!.games).toBe(1);
+    expect(p1!.mean).toBeGreaterThan(p2!.mean);
+    expect(await mm.rating('duel-ranked', 'nobody')).toBeUndefined();
+    expect(await good.rating('no-such-ladder', 'p1').catch((e: { code: number }) => e.code)).toBe(5);
   }, 20_000);
 
   it('reconnects after the coordinator restarts and re-announces its games with their players', async () => {

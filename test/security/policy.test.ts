@@ -49,7 +49,7 @@ function outcome(principal: Principal | undefined, request: SecuredRequest): str
 
 describe('the role table: every role against every method', () => {
   const table: [string, Principal | undefined, Record<keyof typeof METHOD_ROLES, string>][] = [
-    ['gameServer', server, { Connect: 'OK', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'PERMISSION_DENIED', Leaderboard: 'PERMISSION_DENIED', PlayerRank: 'PERMISSION_DENIED' }],
+    ['gameServer', server, { Connect: 'OK', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'PERMISSION_DENIED', PlayerRank: 'PERMISSION_DENIED' }],
     ['player', alice, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
     ['gateway', gateway, { Connect: 'PERMISSION_DENIED', FindGame: 'OK', FindGames: 'OK', CancelFind: 'OK', QueryStats: 'PERMISSION_DENIED', Drain: 'PERMISSION_DENIED', ReloadConfig: 'PERMISSION_DENIED', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],
     ['admin', admin, { Connect: 'PERMISSION_DENIED', FindGame: 'PERMISSION_DENIED', FindGames: 'PERMISSION_DENIED', CancelFind: 'PERMISSION_DENIED', QueryStats: 'OK', Drain: 'OK', ReloadConfig: 'OK', GetRating: 'OK', Leaderboard: 'OK', PlayerRank: 'OK' }],

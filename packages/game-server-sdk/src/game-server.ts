@@ -1,6 +1,7 @@
 import { credentials as grpcCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { EventEmitter } from 'node:events';
-import { Backoff, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import { Backoff, RatingsReader, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import type { Rating } from '@gamefactory/protocol/v1/ratings';
 import type { CoordinatorMessage, CreateGame, GameServerLinkClient, Hello, ServerMessage } from '@gamefactory/protocol/v1/game_server_link';
 import { gameOrder, type GameOrder } from './game-order.js';
 import type { Capacity, Connected, GameServerEvents, GameServerOptions } from './game-server-options.js';
@@ -24,6 +25,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private readonly results: ResultReports;
   /** Request ids of CreateGame orders whose game `createGame` is still making. */
   private readonly creating = new Set<string>();
+  private readonly ratings: RatingsReader;
   private readonly backoff: Backoff | undefined;
   private capacity: Capacity;
   private link: LinkStream | undefined;
@@ -40,6 +42,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     this.addresses = typeof options.addresses === 'string' ? [options.addresses] : [...options.addresses];
     if (this.addresses.length === 0) throw new Error('addresses: name at least one coordinator (host:port)');
     this.capacity = options.capacity;
+    this.ratings = new RatingsReader(() => this.addresses[this.node % this.addresses.length]!, options.credentials ?? grpcCredentials.createInsecure(), options.channelOptions ?? {});
     this.hosted = new HostedGames(Date.now, options.tokenGraceMs ?? 5000, (gameId, playerId) =>
       this.report({ event: { $case: 'playerJoined', value: { gameId, playerId } } }),
     );
@@ -141,9 +144,19 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   }
 
   /** Hangs up now; nothing reconnects. */
+  /**
+   * A player's rating on a ladder (Ratings.GetRating), e.g. to show it in the game: `mean` and
+   * `deviation` in the ladder's units, `standing` what its leaderboard orders by; undefined for a
+   * player not rated yet.
+   */
+  rating(ladder: string, playerId: string): Promise<Rating | undefined> {
+    return this.ratings.rating(ladder, playerId);
+  }
+
   close(): void {
     if (this.done) return;
     this.done = true;
+    this.ratings.close();
     clearTimeout(this.retry);
     this.link?.close();
     this.link = undefined;
