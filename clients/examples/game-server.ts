@@ -7,17 +7,21 @@ export interface ExampleServerOptions {
   readonly endpoint: string;
   readonly maxGames: string;
   readonly attr: string[];
+  /** Seconds a game runs before the server ends it (0: games never end by themselves). */
+  readonly gameSeconds: string;
 }
 
 /**
  * An example game server on @gamefactory/game-server-sdk: creates every game it is ordered to and
  * lets its players in at once with their reservation token (a real server admits each player when
- * its client connects and presents the token). Games end after a minute, freeing their slot. The
+ * its client connects and presents the token). Games end after --game-seconds (60), freeing their slot. The
  * first Ctrl-C drains: no new games, running ones may finish; the second exits.
  */
 export async function runExampleServer(opts: ExampleServerOptions): Promise<void> {
   const maxGames = Number(opts.maxGames);
   if (!Number.isInteger(maxGames) || maxGames < 0) throw new Error(`--max-games: "${opts.maxGames}" must be a whole number >= 0`);
+  const gameSeconds = Number(opts.gameSeconds);
+  if (!Number.isFinite(gameSeconds) || gameSeconds < 0) throw new Error(`--game-seconds: "${opts.gameSeconds}" must be a number >= 0`);
   const server = new GameServer({
     addresses: opts.coordinator.split(','),
     serverId: opts.id,
@@ -28,9 +32,9 @@ export async function runExampleServer(opts: ExampleServerOptions): Promise<void
       console.log(`create game for ${order.factory}: ${order.players.map((p) => p.playerId).join(', ')}`);
     },
   });
-  server.on('seatsReserved', ({ gameId, playerIds, token }) => {
-    for (const playerId of playerIds) void server.admit(gameId, playerId, token).catch((error: Error) => console.error(error.message));
-    setTimeout(() => server.endGame(gameId), 60_000).unref();
+  server.on('seatsReserved', ({ gameId, seats }) => {
+    for (const { playerId, token } of seats) void server.admit(gameId, playerId, token).catch((error: Error) => console.error(error.message));
+    if (gameSeconds > 0) setTimeout(() => server.endGame(gameId), gameSeconds * 1000).unref();
   });
   server.on('connected', ({ address, factories }) => {
     console.log(`connected to ${address} as ${opts.id}; serving ${factories.length} factories:`);

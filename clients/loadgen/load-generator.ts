@@ -139,8 +139,8 @@ async function connectServers(options: LoadOptions): Promise<{ gamesEnded(): num
       batch: options.batch !== false,
       createGame: () => {},
     });
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => {
-      for (const playerId of playerIds) void server.admit(gameId, playerId, token).catch(() => {});
+    server.on('seatsReserved', ({ gameId, seats }) => {
+      for (const { playerId, token } of seats) void server.admit(gameId, playerId, token).catch(() => {});
       if ((server.games.get(gameId)?.players.size ?? 0) >= options.playersPerGame) {
         gamesEnded++;
         server.endGame(gameId);

@@ -29,7 +29,7 @@ function serve(serverId: string, index: number): GameServer {
       const at = Date.now();
       const template = order.factory.slice(0, order.factory.indexOf('/'));
       log.add({ kind: 'game', at, serverId, gameId, factory: order.factory, maxPlayers: plan.maxPlayers[template] ?? Number.MAX_SAFE_INTEGER });
-      for (const p of order.players) log.add({ kind: 'seat', at, serverId, gameId, playerId: p.playerId, token: order.reservationToken });
+      for (const p of order.players) log.add({ kind: 'seat', at, serverId, gameId, playerId: p.playerId, token: p.token });
       return gameId;
     },
   });
@@ -38,13 +38,13 @@ function serve(serverId: string, index: number): GameServer {
     const at = Date.now();
     for (const m of orders) {
       if (m.order?.$case !== 'reserveSeats') continue;
-      const { gameId, seats, reservationToken } = m.order.value;
-      for (const seat of seats) log.add({ kind: 'seat', at, serverId, gameId, playerId: seat.playerId, token: reservationToken });
+      const { gameId, seats } = m.order.value;
+      for (const seat of seats) log.add({ kind: 'seat', at, serverId, gameId, playerId: seat.playerId, token: seat.reservationToken });
     }
   });
   // The players arrive at once.
-  server.on('seatsReserved', ({ gameId, playerIds, token }) => {
-    for (const playerId of playerIds) server.admit(gameId, playerId, token).catch(() => {});
+  server.on('seatsReserved', ({ gameId, seats }) => {
+    for (const seat of seats) server.admit(gameId, seat.playerId, seat.token).catch(() => {});
   });
   log.add({ kind: 'slots', serverId, maxGames: plan.maxGames });
   return server;

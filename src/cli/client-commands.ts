@@ -14,8 +14,9 @@ export function registerClientCommands(program: Command): void {
     .option('--endpoint <host:port>', 'address players would connect to', '127.0.0.1:7777')
     .option('--max-games <n>', 'slots: max concurrent games', '100')
     .option('--attr <key=value...>', 'server attributes, e.g. version=v201', [])
+    .option('--game-seconds <n>', 'each game ends this long after it starts, freeing its slot (0: never)', '60')
     .action(
-      userErrors(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[] }) => {
+      userErrors(async (opts: { coordinator: string; id: string; endpoint: string; maxGames: string; attr: string[]; gameSeconds: string }) => {
         const { runExampleServer } = await import('../../clients/examples/game-server.js');
         await runExampleServer(opts);
       }),

@@ -5,6 +5,7 @@ import { ConfigError, loadConfigFile } from '../config/load.js';
 import { decideBind } from '../security/dev-mode.js';
 import { parseAdvertiseAddress } from '../cluster/routing/advertise-address.js';
 import { createLogger } from './logger.js';
+import { listenProblem } from './listen-errors.js';
 import { metricsAddress } from './metrics-address.js';
 import { registerCheckCommand } from './check-command.js';
 import { registerClientCommands } from './client-commands.js';
@@ -237,6 +238,12 @@ program
         log.error({}, error.message);
         process.exitCode = 2;
         return;
+      }
+      // A port taken: the flag to change, not a stack trace.
+      const listenError = listenProblem(error, opts.listen, metricsAddress(opts.listen, opts.metricsListen));
+      if (listenError !== undefined) {
+        log.error({}, listenError);
+        process.exit(2);
       }
       throw error;
     }

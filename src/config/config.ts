@@ -8,7 +8,7 @@ import type { SecuritySettings } from '../security/security-config.js';
 export interface CoordinatorConfig {
   readonly templates: readonly FactoryTemplate[];
   readonly placement: PlacementSettings;
-  readonly servers: { readonly keepaliveIntervalMs: number };
+  readonly servers: { readonly keepaliveIntervalMs: number; readonly unknownAttributes?: 'refuse' | 'warn' };
   readonly grpc: GrpcSettings;
   /** The HTTP gateway's settings; optional so configs built in code need not give them (no origin allowed). */
   readonly http?: HttpSettings;

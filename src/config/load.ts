@@ -59,7 +59,7 @@ function normalise(raw: RawConfig): CoordinatorConfig {
       ticketTtlMs: raw.placement.ticketTtlSeconds * 1000,
       storeInFlightAfterMs: raw.placement.storeInFlightAfterMs,
     },
-    servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs },
+    servers: { keepaliveIntervalMs: raw.servers.keepaliveIntervalMs, unknownAttributes: raw.servers.unknownAttributes },
     grpc: { ...raw.grpc },
     http: { corsOrigins: [...raw.http.corsOrigins] },
     ladders,

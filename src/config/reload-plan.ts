@@ -107,8 +107,8 @@ function templateDifferences(was: FactoryTemplate, now: FactoryTemplate, live: r
       const allowed = new Set(axis.values);
       const stranded = live.filter((f) => !allowed.has(f.partition.get(axis.key)!));
       if (stranded.length > 0) {
-        const value = displayValue(stranded[0]!.partition.get(axis.key)!);
-        problems.push(`partitioning.${axis.key}: cannot drop "${value}" while ${liveFactories(stranded)}`);
+        const values = [...new Set(stranded.map((f) => displayValue(f.partition.get(axis.key)!)))].map((v) => `"${v}"`).join(', ');
+        problems.push(`partitioning.${axis.key}: cannot drop ${values} while ${liveFactories(stranded)}`);
       }
     }
   }
@@ -117,7 +117,11 @@ function templateDifferences(was: FactoryTemplate, now: FactoryTemplate, live: r
     fixed(now.strategy.kind, false, 'a factory keeps its matcher');
   } else if (was.strategy.kind === 'cooperative' && now.strategy.kind === 'cooperative') {
     // The open-game index is built on maxPlayers and order; reservations in force keep their deadline.
-    fixed('cooperative', sameValue(was.strategy.settings, now.strategy.settings), 'open games are indexed by its settings');
+    // One line per setting, so a refusal names each.
+    const [a, b] = [was.strategy.settings, now.strategy.settings];
+    for (const key of Object.keys({ ...a, ...b }) as (keyof typeof a)[]) {
+      fixed(`cooperative.${key}`, sameValue(a[key], b[key]), 'open games are indexed by its settings');
+    }
   } else if (was.strategy.kind === 'competitive' && now.strategy.kind === 'competitive') {
     const [a, b] = [was.strategy.settings, now.strategy.settings];
     fixed('competitive.teams', a.teams === b.teams, 'games in creation are laid out by it');

@@ -292,8 +292,13 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Keepalive period on the game-server stream; silence for 3 periods disconnects a server. */
       keepaliveIntervalMs: z.number().int().min(50).max(600_000).default(5000),
+      /**
+       * A hello naming an attribute key no template partitions by, a value no template allows, or
+       * hosting no factory: refused with INVALID_ARGUMENT (refuse), or accepted with a warning (warn).
+       */
+      unknownAttributes: z.enum(['refuse', 'warn']).default('refuse'),
     })
-    .default({ keepaliveIntervalMs: 5000 }),
+    .default({ keepaliveIntervalMs: 5000, unknownAttributes: 'refuse' }),
   /** The gRPC server itself, for every client and server connection (keepalive, deadlines, message size). */
   grpc: z
     .strictObject({

@@ -55,13 +55,14 @@ export class ConfigReload {
     );
     const problems = plan.ok ? [] : [...plan.problems];
     const waiting = this.book.pooledByFactory();
-    if (plan.ok) {
-      const templates = new Map(next.templates.map((t) => [t.name, t]));
-      for (const identity of live) {
-        const template = templates.get(identity.template.name)!;
-        const misfit = this.registry.get(identity.name)?.misfit({ ...identity, template }, waiting.get(identity.name) ?? []);
-        if (misfit !== undefined) problems.push(`factories[${template.name}]: ${identity.name}: ${misfit}`);
-      }
+    // Every reason at once, so one edit of the file can answer them all: waiting tickets are
+    // checked against the new settings even when the plan already refuses the reload.
+    const templates = new Map(next.templates.map((t) => [t.name, t]));
+    for (const identity of live) {
+      const template = templates.get(identity.template.name);
+      if (template === undefined || template.strategy.kind !== identity.template.strategy.kind) continue;
+      const misfit = this.registry.get(identity.name)?.misfit({ ...identity, template }, waiting.get(identity.name) ?? []);
+      if (misfit !== undefined) problems.push(`factories[${template.name}]: ${identity.name}: ${misfit}`);
     }
     return { problems, changes: plan.ok ? plan.changes : [], waiting };
   }

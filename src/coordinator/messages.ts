@@ -173,6 +173,11 @@ export interface Assignment {
   readonly team: number;
   /** Competitive games: the game's predicted balance. */
   readonly quality?: MatchQualityFigures;
+  /**
+   * The ticket's players, set when a ticket is told: the edge gives each its seat's token, made
+   * from `reservationToken`, the game's (seat-tokens.ts).
+   */
+  readonly party?: readonly string[];
 }
 
 export type TicketUpdate =

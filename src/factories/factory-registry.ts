@@ -112,6 +112,34 @@ export class FactoryRegistry<T> {
     return result;
   }
 
+  /**
+   * What is wrong with a server's hello attributes, by the config's templates alone (whichever node
+   * owns what): a key no template partitions by, a value no template with that axis allows, or
+   * attributes that leave none of the offered templates a factory. A typo must not widen what a
+   * server hosts (an axis it misnames takes every value) nor leave it connected hosting nothing.
+   */
+  attributeProblems(serverAttributes: AttributeSet, templates: readonly string[]): string[] {
+    const problems: string[] = [];
+    const all = [...this.templates.values()];
+    const knownKeys = [...new Set(all.flatMap((t) => t.axes.map((a) => a.key)))].sort();
+    for (const [key, value] of serverAttributes) {
+      const axes = all.flatMap((t) => t.axes.filter((a) => a.key === key));
+      if (axes.length === 0) {
+        problems.push(`hello.attributes[${key}]: no template partitions by "${key}" (known keys: ${knownKeys.join(', ') || 'none'})`);
+      } else if (!axes.some((a) => a.values.includes(value))) {
+        const allowed = [...new Set(axes.flatMap((a) => a.values.map(displayValue)))];
+        problems.push(`hello.attributes[${key}]: "${displayValue(value)}" is allowed by no template (allowed: ${allowed.join(', ')})`);
+      }
+    }
+    const offered = templates.length === 0 ? all : templates.flatMap((n) => this.templates.get(n) ?? []);
+    const hostsOne = (t: FactoryTemplate) => t.axes.every((a) => !serverAttributes.has(a.key) || a.values.includes(serverAttributes.get(a.key)!));
+    if (problems.length === 0 && offered.length > 0 && !offered.some(hostsOne)) {
+      const which = templates.length === 0 ? 'no template' : `none of the templates it offers (${templates.join(', ')})`;
+      problems.push(`hello: this server would host no factory: ${which} allows all of its attributes together`);
+    }
+    return problems;
+  }
+
   /** Templates named by a server that the config does not know. */
   unknownTemplates(templates: readonly string[]): string[] {
     return templates.filter((n) => !this.templates.has(n));

@@ -14,6 +14,7 @@ describe('find output', () => {
     map: '',
     region: '',
     team: 0,
+    seatTokens: {},
   };
 
   it('a queued update reads as a position, a matching one as matching', () => {

@@ -59,7 +59,7 @@ describe('planReload', () => {
       'factories[duel].partitioning: cannot change while 1 of its factories is live (duel/region=eu: game servers serve them or tickets wait in them) (its factories, their servers and tickets are keyed by these axes)',
     );
     expect(problems.some((p) => p.startsWith('factories[duel].competitive.teamSize: cannot change while'))).toBe(true);
-    expect(problems.some((p) => p.startsWith('factories[coop].cooperative: cannot change while'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('factories[coop].cooperative.maxPlayers: cannot change while'))).toBe(true);
     expect(problems.some((p) => p.startsWith('factories[coop].matchable: cannot change while'))).toBe(true);
   });
 

@@ -80,6 +80,7 @@ describe('a restart while a game creation is in flight', () => {
       map: '',
       region: '',
       team: 0,
+      party: ['x1', 'x2'],
     });
     expect(s1.creates()).toEqual([]);
     expect(after.store.records.has('x')).toBe(false);

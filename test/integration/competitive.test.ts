@@ -211,7 +211,9 @@ describe('competitive matchmaking over gRPC on loopback', () => {
           expect(assignment.serverId).toBe(server.identity.serverId);
           expect(assignment.map).toBe(order.map);
           expect(assignment.region).toBe(order.region);
-          expect(assignment.reservationToken).toBe(order.reservationToken);
+          // Each player its own seat's token, the one the order gives the server for that seat.
+          expect(assignment.seatTokens[seat.playerId]).toBe(seat.reservationToken);
+          expect(seat.reservationToken).not.toBe('');
           expect(assignment.created).toBe(true);
         });
         // The whole party is in this game, and its game on the server is this one.

@@ -113,11 +113,12 @@ describe('kill -9 while a CreateGame is in flight', () => {
       gameId: 'g-1',
       serverId: 's1',
       serverEndpoint: 's1.example:7777',
-      reservationToken: order!.reservationToken,
+      reservationToken: order!.players[0]!.token,
+      seatTokens: { p1: order!.players[0]!.token, p2: order!.players[1]!.token },
       created: true,
     });
-    // Both players' seats are held on the server under that token.
+    // Both players' seats are held on the server, each under its own token.
     await server.admit('g-1', 'p1', retry.assignment.reservationToken);
-    await server.admit('g-1', 'p2', retry.assignment.reservationToken);
+    await server.admit('g-1', 'p2', retry.assignment.seatTokens['p2']!);
   }, 120_000);
 });

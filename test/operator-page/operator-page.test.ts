@@ -101,6 +101,11 @@ describe('the operator page in a real browser against a real coordinator', () =>
     // Running games and capacity are drawn with values, not just gaps.
     expect(points['chart-servers']![0]).toBeGreaterThanOrEqual(3);
     expect(points['chart-waiting']![1]).toBeGreaterThanOrEqual(3);
+    // Player seats and game slots are two things, named apart: "open slots" beside "capacity" read as one.
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain('free seats');
+    expect(text).toContain('game slots');
+    expect(text).not.toMatch(/open slots|capacity/i);
 
     // Find the queued factory with the filter box and read its queue length.
     await page.fill('#factory-filter', 'hardcore=true/version=v202');

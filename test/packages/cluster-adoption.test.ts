@@ -55,7 +55,7 @@ describe('a studio on a 2-node cluster, with the packages only', () => {
     closing.push(server);
     const connectedTo: string[] = [];
     server.on('connected', ({ address }) => connectedTo.push(address));
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));
+    server.on('seatsReserved', ({ gameId, seats }) => seats.forEach((s) => void server.admit(gameId, s.playerId, s.token)));
     await server.start();
     expect(connectedTo).toEqual([a.address]);
 

@@ -87,10 +87,14 @@ describe('game-server SDK', () => {
     expect(orders).toEqual(['coop/region=eu']);
 
     await server.admit(assignment.gameId, 'alice', assignment.reservationToken);
+    expect(assignment.seatTokens['alice']).toBe(assignment.reservationToken);
     const forged = await server.admit(assignment.gameId, 'bob', 'forged').catch((e: AdmissionError) => e);
     expect(forged).toBeInstanceOf(AdmissionError);
+    // Alice's token does not open Bob's seat: each seat has its own.
+    const borrowed = await server.admit(assignment.gameId, 'bob', assignment.reservationToken).catch((e: AdmissionError) => e);
+    expect(borrowed).toBeInstanceOf(AdmissionError);
     await coopStats((s) => s.players === 1n);
-    await server.admit(assignment.gameId, 'bob', assignment.reservationToken);
+    await server.admit(assignment.gameId, 'bob', assignment.seatTokens['bob']!);
     await coopStats((s) => s.players === 2n);
     expect([...server.games.get('match-1')!.players]).toEqual(['alice', 'bob']);
   }, 20_000);
@@ -98,9 +102,9 @@ describe('game-server SDK', () => {
   it('a drop-in party is announced with seatsReserved and its token; leaves and ends are reported', async () => {
     const server = gameServer({ serverId: 'eu-1' });
     const reserved: string[] = [];
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => {
+    server.on('seatsReserved', ({ gameId, playerIds, seats }) => {
       reserved.push(...playerIds);
-      for (const p of playerIds) void server.admit(gameId, p, token);
+      for (const s of seats) void server.admit(gameId, s.playerId, s.token);
     });
     await server.start();
     const mm = matchmaker();
@@ -132,13 +136,19 @@ describe('game-server SDK', () => {
     const teams = [{ playerIds: ['p1'], rank: 0 }, { playerIds: ['p2'], rank: 1 }];
     expect(await good.reportResult(a.gameId, { teams, durationSeconds: 120 })).toEqual({ applied: true, reason: '' });
     expect((await good.reportResult(a.gameId, { teams, durationSeconds: 120 })).applied).toBe(false);
+    // Both packages read the ladder: the winner above the loser, a player never rated undefined.
+    const [p1, p2] = await Promise.all([mm.rating('duel-ranked', 'p1'), good.rating('duel-ranked', 'p2')]);
+    expect(p1!.games).toBe(1);
+    expect(p1!.mean).toBeGreaterThan(p2!.mean);
+    expect(await mm.rating('duel-ranked', 'nobody')).toBeUndefined();
+    expect(await good.rating('no-such-ladder', 'p1').catch((e: { code: number }) => e.code)).toBe(5);
   }, 20_000);
 
   it('reconnects after the coordinator restarts and re-announces its games with their players', async () => {
     const server = gameServer({ serverId: 'eu-1' });
     const connections: string[] = [];
     server.on('connected', ({ address }) => connections.push(address));
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));
+    server.on('seatsReserved', ({ gameId, seats }) => seats.forEach((s) => void server.admit(gameId, s.playerId, s.token)));
     await server.start();
     const assignment = await matchmaker().find({ template: 'coop', party: ['vet'], partition: { region: 'eu' }, matchable: { act: 3 } }).assignment;
     await coopStats((s) => s.players === 1n);
@@ -180,7 +190,7 @@ describe('game-server SDK', () => {
 
   it('drains: no new games, running ones finish, then it hangs up', async () => {
     const server = gameServer({ serverId: 'eu-1' });
-    server.on('seatsReserved', ({ gameId, playerIds, token }) => playerIds.forEach((p) => void server.admit(gameId, p, token)));
+    server.on('seatsReserved', ({ gameId, seats }) => seats.forEach((s) => void server.admit(gameId, s.playerId, s.token)));
     await server.start();
     const { gameId } = await matchmaker().find({ template: 'coop', party: ['x'], partition: { region: 'eu' } }).assignment;
     const closed = new Promise<void>((resolve) => server.once('closed', () => resolve()));

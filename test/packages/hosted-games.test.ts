@@ -21,7 +21,7 @@ describe('HostedGames', () => {
   const refusal = (p: Promise<void>) => p.then(() => 'admitted', (e: AdmissionError) => e.refusal);
 
   it('lets a player in with the token of its seat, once, and reports the join', async () => {
-    games.reserve('g1', ['alice', 'bob'], 'tok', 10_000);
+    games.reserve('g1', [{ playerId: 'alice', token: 'tok' }, { playerId: 'bob', token: 'tok' }], 10_000);
     await games.admit('g1', 'alice', 'tok');
     expect(joined).toEqual(['g1/alice']);
     expect([...games.view.get('g1')!.players]).toEqual(['alice']);
@@ -31,7 +31,7 @@ describe('HostedGames', () => {
   });
 
   it('turns away a wrong token after the grace, even for a player already in the game', async () => {
-    games.reserve('g1', ['alice'], 'tok', 10_000);
+    games.reserve('g1', [{ playerId: 'alice', token: 'tok' }], 10_000);
     const wrong = refusal(games.admit('g1', 'alice', 'forged'));
     await vi.advanceTimersByTimeAsync(GRACE);
     expect(await wrong).toBe('no-reservation');
@@ -45,7 +45,7 @@ describe('HostedGames', () => {
   it('a token that arrives after its player, within the grace, lets the waiting player in', async () => {
     const early = games.admit('g1', 'carol', 'late-tok');
     await vi.advanceTimersByTimeAsync(GRACE - 1);
-    games.reserve('g1', ['carol'], 'late-tok', 10_000);
+    games.reserve('g1', [{ playerId: 'carol', token: 'late-tok' }], 10_000);
     await expect(early).resolves.toBeUndefined();
     expect(joined).toEqual(['g1/carol']);
   });
@@ -56,12 +56,12 @@ describe('HostedGames', () => {
     await vi.advanceTimersByTimeAsync(GRACE);
     expect(await early).toBe('no-reservation');
     expect(await nowhere).toBe('unknown-game');
-    games.reserve('g1', ['dave'], 'tok', 10_000);
+    games.reserve('g1', [{ playerId: 'dave', token: 'tok' }], 10_000);
     expect(joined).toEqual([]);
   });
 
   it('a seat held past its expiry is refused: the coordinator may have given it away', async () => {
-    games.reserve('g1', ['erin'], 'tok', 2000);
+    games.reserve('g1', [{ playerId: 'erin', token: 'tok' }], 2000);
     now += 2001;
     expect(await refusal(games.admit('g1', 'erin', 'tok'))).toBe('expired');
   });

@@ -106,7 +106,7 @@ class FakeNode {
     send({ ticketId: request.ticketId, update: { $case: 'queued', value: { factory: 'f', position: 1, estimatedWaitMs: 0 } }, ...(answer.hint && { ownerAddress: answer.hint }) });
     send({
       ticketId: request.ticketId,
-      update: { $case: 'assignment', value: { gameId: `g-${request.ticketId}`, serverEndpoint: 'e', factory: 'f', reservationToken: 't', serverId: this.address, created: true, map: '', region: '', team: 0 } },
+      update: { $case: 'assignment', value: { gameId: `g-${request.ticketId}`, serverEndpoint: 'e', factory: 'f', reservationToken: 't', serverId: this.address, created: true, map: '', region: '', team: 0, seatTokens: {} } },
     });
   }
 }

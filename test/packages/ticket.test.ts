@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FindError, status, Ticket, type TicketUpdate } from '@gamefactory/matchmaking-client';
 
-const assignment = { gameId: 'g', serverEndpoint: 'h:1', factory: 'f', reservationToken: 't', serverId: 's', created: true, map: '', region: '', team: 0 };
+const assignment = { gameId: 'g', serverEndpoint: 'h:1', factory: 'f', reservationToken: 't', serverId: 's', created: true, map: '', region: '', team: 0, seatTokens: {} };
 
 /** A ticket read three ways: the assignment promise, an async iterator, events. */
 describe('Ticket', () => {

@@ -85,7 +85,7 @@ describe('Admin.ReloadConfig', () => {
     expect(answer.code).toBe(status.FAILED_PRECONDITION);
     expect(answer.details.split('\n')).toEqual([
       `${p.configPath}: cannot apply while running; the running configuration is unchanged:`,
-      expect.stringMatching(/^ {2}factories\[coop\]\.cooperative: cannot change while 1 of its factories is live \(coop\/region=eu: /),
+      expect.stringMatching(/^ {2}factories\[coop\]\.cooperative\.maxPlayers: cannot change while 1 of its factories is live \(coop\/region=eu: /),
     ]);
     expect(await reloads('refused')).toBe(1);
     // Put back as it runs: nothing to change.

@@ -1,4 +1,4 @@
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, SecureProcess, token, until } from './secure-process.js';
 
@@ -65,6 +65,27 @@ describe('a coordinator started with security.tls and security.tokens', () => {
     const drain = (m: Metadata) => new Promise<number>((resolve) => p.admin().drain({ reason: 'test' }, m, (e) => resolve(e ? e.code : status.OK)));
     expect(await drain(player)).toBe(status.PERMISSION_DENIED);
     expect(await drain(await bearer({ sub: 'gw', role: 'gateway' }))).toBe(status.PERMISSION_DENIED);
+  });
+
+  it('server reflection: no token UNAUTHENTICATED (as every method), a player PERMISSION_DENIED, an admin served', async () => {
+    const client = new Client(p.address, p.tls());
+    const reflect = (m: Metadata) =>
+      new Promise<number>((resolve) => {
+        const call = client.makeBidiStreamRequest('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', (b: Buffer) => b, (b: Buffer) => b, m);
+        call.on('data', () => {
+          resolve(status.OK);
+          call.cancel();
+        });
+        call.on('error', (e: ServiceError) => resolve(e.code));
+        call.write(Buffer.from([0x3a, 0x00])); // list_services: ""
+      });
+    try {
+      expect(await reflect(new Metadata())).toBe(status.UNAUTHENTICATED);
+      expect(await reflect(await bearer({ sub: 'dave', role: 'player' }))).toBe(status.PERMISSION_DENIED);
+      expect(await reflect(await bearer({ sub: 'ops', role: 'admin' }))).toBe(status.OK);
+    } finally {
+      client.close();
+    }
   });
 
   it('puts the operator page behind the admin role over HTTPS only, and leaves /metrics open', async () => {

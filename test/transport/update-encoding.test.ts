@@ -16,6 +16,7 @@ const assignment: fc.Arbitrary<Assignment> = fc.record({
   region: text,
   team: fc.nat(),
   quality: fc.option(fc.record({ favouriteWinProbability: fc.double(), matchQuality: fc.double(), gapSigma: fc.double() }), { nil: undefined }),
+  seatTokens: fc.dictionary(text, text, { maxKeys: 3 }),
 });
 const single = (assignments: Assignment[]): fc.Arbitrary<FindGameUpdate> =>
   fc.oneof(

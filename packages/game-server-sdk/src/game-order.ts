@@ -8,10 +8,8 @@ export interface GameOrder {
   readonly factory: string;
   readonly partition: Readonly<Record<string, PlainValue>>;
   readonly matchable: Readonly<Record<string, PlainValue>>;
-  /** The players who will join; `team` is set for competitive games. */
-  readonly players: readonly { readonly playerId: string; readonly team?: number }[];
-  /** The token these players will present when they arrive. */
-  readonly reservationToken: string;
+  /** The players who will join, each with the token it will present; `team` is set for competitive games. */
+  readonly players: readonly { readonly playerId: string; readonly token: string; readonly team?: number }[];
   /** Answer within this long or the coordinator takes the order back and places the players elsewhere. */
   readonly confirmWithinMs: number;
   /** Competitive games: the map and region chosen. */
@@ -28,8 +26,7 @@ export function gameOrder(order: CreateGame): GameOrder {
     factory: order.factory,
     partition: plainAttributes(order.partitionAttributes),
     matchable: plainAttributes(order.matchableAttributes),
-    players: order.seats.map((s, i) => (competitive ? { playerId: s.playerId, team: order.seatTeams[i] } : { playerId: s.playerId })),
-    reservationToken: order.reservationToken,
+    players: order.seats.map((s, i) => (competitive ? { playerId: s.playerId, token: s.reservationToken, team: order.seatTeams[i] } : { playerId: s.playerId, token: s.reservationToken })),
     confirmWithinMs: order.confirmWithinMs,
     ...(order.map ? { map: order.map } : {}),
     ...(order.region ? { region: order.region } : {}),

@@ -82,14 +82,15 @@ export interface Disconnected {
 export interface SeatsReserved {
   readonly gameId: string;
   readonly playerIds: readonly string[];
-  readonly token: string;
+  /** Each player and the token it alone will present (a player's token does not open another's seat). */
+  readonly seats: readonly { readonly playerId: string; readonly token: string }[];
   readonly expiresInMs: number;
 }
 
 export interface GameServerEvents {
   connected: [Connected];
   disconnected: [Disconnected];
-  /** Players are on their way to a game, with this token (new games and drop-in alike). */
+  /** Players are on their way to a game, each with its own token (new games and drop-in alike). */
   seatsReserved: [SeatsReserved];
   /** The coordinator refused a report; the reason names it. */
   rejected: [string];

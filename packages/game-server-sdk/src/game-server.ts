@@ -1,6 +1,7 @@
 import { credentials as grpcCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { EventEmitter } from 'node:events';
-import { Backoff, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import { Backoff, RatingsReader, retryAfterMs, wireAttributes, type PlainValue } from '@gamefactory/protocol';
+import type { Rating } from '@gamefactory/protocol/v1/ratings';
 import type { CoordinatorMessage, CreateGame, GameServerLinkClient, Hello, ServerMessage } from '@gamefactory/protocol/v1/game_server_link';
 import { BackfillRequests, type BackfillHandle, type BackfillOptions } from './backfill-requests.js';
 import { gameOrder, type GameOrder } from './game-order.js';
@@ -26,6 +27,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   private readonly backfills: BackfillRequests;
   /** Request ids of CreateGame orders whose game `createGame` is still making. */
   private readonly creating = new Set<string>();
+  private readonly ratings: RatingsReader;
   private readonly backoff: Backoff | undefined;
   private capacity: Capacity;
   private link: LinkStream | undefined;
@@ -42,6 +44,7 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     this.addresses = typeof options.addresses === 'string' ? [options.addresses] : [...options.addresses];
     if (this.addresses.length === 0) throw new Error('addresses: name at least one coordinator (host:port)');
     this.capacity = options.capacity;
+    this.ratings = new RatingsReader(() => this.addresses[this.node % this.addresses.length]!, options.credentials ?? grpcCredentials.createInsecure(), options.channelOptions ?? {});
     this.hosted = new HostedGames(Date.now, options.tokenGraceMs ?? 5000, (gameId, playerId) =>
       this.report({ event: { $case: 'playerJoined', value: { gameId, playerId } } }),
     );
@@ -160,9 +163,19 @@ export class GameServer extends EventEmitter<GameServerEvents> {
   }
 
   /** Hangs up now; nothing reconnects. */
+  /**
+   * A player's rating on a ladder (Ratings.GetRating), e.g. to show it in the game: `mean` and
+   * `deviation` in the ladder's units, `standing` what its leaderboard orders by; undefined for a
+   * player not rated yet.
+   */
+  rating(ladder: string, playerId: string): Promise<Rating | undefined> {
+    return this.ratings.rating(ladder, playerId);
+  }
+
   close(): void {
     if (this.done) return;
     this.done = true;
+    this.ratings.close();
     clearTimeout(this.retry);
     this.link?.close();
     this.link = undefined;
@@ -229,11 +242,11 @@ export class GameServer extends EventEmitter<GameServerEvents> {
       case 'createGame':
         return this.onCreate(order.value);
       case 'reserveSeats': {
-        const { gameId, seats, reservationToken: token, expiresInMs } = order.value;
-        const playerIds = seats.map((s) => s.playerId);
-        this.hosted.reserve(gameId, playerIds, token, expiresInMs);
+        const { gameId, expiresInMs } = order.value;
+        const seats = order.value.seats.map((s) => ({ playerId: s.playerId, token: s.reservationToken }));
+        this.hosted.reserve(gameId, seats, expiresInMs);
         if (order.value.backfillId !== '') this.backfills.seatsReserved(order.value);
-        if (this.hosted.view.has(gameId)) this.emit('seatsReserved', { gameId, playerIds, token, expiresInMs });
+        if (this.hosted.view.has(gameId)) this.emit('seatsReserved', { gameId, playerIds: seats.map((s) => s.playerId), seats, expiresInMs });
         return;
       }
       case 'backfillStatus':
@@ -271,11 +284,11 @@ export class GameServer extends EventEmitter<GameServerEvents> {
     this.creating.delete(order.requestId);
     const gameId = id || `${this.options.serverId}-g${this.nextGame++}`;
     const holdMs = this.options.seatHoldMs ?? 60_000;
-    const playerIds = plain.players.map((p) => p.playerId);
+    const seats = plain.players.map((p) => ({ playerId: p.playerId, token: p.token }));
     this.hosted.add({ gameId, factory: order.factory, requestId: order.requestId, matchable: { ...plain.matchable } });
-    this.hosted.reserve(gameId, playerIds, order.reservationToken, holdMs);
+    this.hosted.reserve(gameId, seats, holdMs);
     this.report({ event: { $case: 'gameCreated', value: { requestId: order.requestId, gameId } } });
-    this.emit('seatsReserved', { gameId, playerIds, token: order.reservationToken, expiresInMs: holdMs });
+    this.emit('seatsReserved', { gameId, playerIds: seats.map((s) => s.playerId), seats, expiresInMs: holdMs });
   }
 
   /** While draining: no free slot, but room for every game still running (a hello must fit them). */

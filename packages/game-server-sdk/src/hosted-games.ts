@@ -83,14 +83,14 @@ export class HostedGames {
     });
   }
 
-  /** Seats promised by the coordinator; players already waiting at the door with this token come in. */
-  reserve(gameId: string, playerIds: readonly string[], token: string, holdMs: number): void {
+  /** Seats promised by the coordinator, each with its player's token; players already waiting at the door with theirs come in. */
+  reserve(gameId: string, seats: readonly { readonly playerId: string; readonly token: string }[], holdMs: number): void {
     const game = this.games.get(gameId);
     if (!game) return;
-    const seat = { token, expiresAt: this.clock() + holdMs };
-    for (const playerId of playerIds) {
+    const expiresAt = this.clock() + holdMs;
+    for (const { playerId, token } of seats) {
       if (game.players.has(playerId)) continue;
-      game.seats.set(playerId, seat);
+      game.seats.set(playerId, { token, expiresAt });
       if (this.admissions.get(key(gameId, playerId))?.some((a) => a.token === token)) {
         this.admit(gameId, playerId, token).catch(() => {}); // settles the waiting arrivals
       }

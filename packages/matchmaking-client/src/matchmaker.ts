@@ -1,3 +1,6 @@
+import { credentials, status } from '@grpc/grpc-js';
+import { RatingsReader } from '@gamefactory/protocol';
+import type { Rating } from '@gamefactory/protocol/v1/ratings';
 import { randomUUID } from 'node:crypto';
 import { CoordinatorNodes, type NodeOptions } from './coordinator-nodes.js';
 import { FindError } from './find-error.js';
@@ -48,9 +51,11 @@ export interface MatchmakerOptions extends NodeOptions {
 export class Matchmaker {
   private readonly nodes: CoordinatorNodes;
   private readonly transport: TicketTransport;
+  private readonly ratings: RatingsReader;
 
   constructor(options: MatchmakerOptions) {
     this.nodes = new CoordinatorNodes(options);
+    this.ratings = new RatingsReader(() => this.nodes.address(0), options.credentials ?? credentials.createInsecure(), options.channelOptions ?? {}, () => this.nodes.metadata());
     const resume = options.resume ?? {};
     const batch = options.batch !== false;
     const routes = ownerRoutes(this.nodes, options);
@@ -92,8 +97,17 @@ export class Matchmaker {
     });
   }
 
+  /**
+   * A player's rating on a ladder (Ratings.GetRating): `mean` and `deviation` in the ladder's units,
+   * `standing` what its leaderboard orders by; undefined for a player not rated yet.
+   */
+  rating(ladder: string, playerId: string): Promise<Rating | undefined> {
+    return this.ratings.rating(ladder, playerId);
+  }
+
   /** Hangs up: tickets still waiting fail with CANCELLED (and the coordinator cancels them). */
   close(): void {
+    this.ratings.close();
     this.transport.close();
     this.nodes.close();
   }

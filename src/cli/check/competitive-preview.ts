@@ -39,10 +39,7 @@ export function previewCompetitive(config: CoordinatorConfig, options: PreviewOp
 }
 
 function previewAt(settings: CompetitiveConfig, rate: number, options: PreviewOptions): Omit<PreviewRow, 'template' | 'rate'> {
-  const located = settings.locality ? [...settings.locality.regionLocations] : [];
-  const regions = located.length > 0
-    ? located.map(([name, at]) => ({ name, weight: 1, latitude: at.latitude, longitude: at.longitude }))
-    : [{ name: 'everywhere', weight: 1, latitude: 0, longitude: 0 }];
+  const regions = previewRegions(settings);
   // Sessions of one game of a minute: the population only has to cover who plays at once.
   const scenario = scenarioSchema.parse({
     seed: options.seed,
@@ -76,4 +73,17 @@ function previewAt(settings: CompetitiveConfig, rate: number, options: PreviewOp
     meanGapSigma: mean(log.gapsSigma),
     p99GapSigma: quantile(log.gapsSigma, 0.99),
   };
+}
+
+/**
+ * Where the simulated players play from. Located regions (locality) keep their places; configured
+ * regions without locations all sit at one point, so every ticket measures the same latency to
+ * each (the matcher refuses latencies to a region the template does not name); with no regions at
+ * all, one region stands for everywhere.
+ */
+function previewRegions(settings: CompetitiveConfig): { name: string; weight: number; latitude: number; longitude: number }[] {
+  const located = settings.locality ? [...settings.locality.regionLocations] : [];
+  if (located.length > 0) return located.map(([name, at]) => ({ name, weight: 1, latitude: at.latitude, longitude: at.longitude }));
+  if (settings.regions.length > 0) return settings.regions.map((name) => ({ name, weight: 1, latitude: 0, longitude: 0 }));
+  return [{ name: 'everywhere', weight: 1, latitude: 0, longitude: 0 }];
 }

@@ -42,6 +42,11 @@ export class ServerDesk {
   hello(hello: ServerHello, channel: ServerChannel): string[] {
     const unknown = this.registry.unknownTemplates(hello.templates);
     if (unknown.length > 0) throw invalidArgument('hello.templates', `unknown template(s) ${unknown.join(', ')}`);
+    const misnamed = this.registry.attributeProblems(hello.attributes, hello.templates);
+    if (misnamed.length > 0) {
+      if (this.ctx.config.servers.unknownAttributes !== 'warn') throw new MatchmakingError('INVALID_ARGUMENT', `${misnamed.join('; ')} (servers.unknownAttributes: warn accepts such a hello)`);
+      this.ctx.out.warn({ serverId: hello.serverId, problems: misnamed }, 'game server hello accepted despite its attributes (servers.unknownAttributes: warn)');
+    }
     const previous = this.roster.get(hello.serverId);
     if (previous) {
       this.ctx.out.warn({ serverId: hello.serverId }, 'a newer connection replaces this server');

@@ -2,6 +2,7 @@ import { MatchmakingError } from '../../errors/index.js';
 import type { FactoryRegistry } from '../../factories/factory-registry.js';
 import { TicketOwnership } from '../../security/roles/ticket-ownership.js';
 import type { Principal } from '../../security/tokens/principal.js';
+import { ticketAssignment } from '../seat-tokens.js';
 import type { CoreContext } from '../core-context.js';
 import { DeadlineKind } from '../deadlines.js';
 import type { FindOutcome } from '../edges/events.js';
@@ -388,7 +389,13 @@ export class TicketDesk {
     }
     const ticket = this.book.get(ticketId);
     if (!ticket) return;
-    this.finish(ticket, 'expired', new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live`));
+    const ttlSeconds = this.ctx.config.placement.ticketTtlMs / 1000;
+    const waitedSeconds = ((this.ctx.now() - ticket.createdAt) / 1000).toFixed(1);
+    this.finish(
+      ticket,
+      'expired',
+      new MatchmakingError('DEADLINE_EXCEEDED', `ticket "${ticketId}" was not assigned within its time to live (placement.ticketTtlSeconds: ${ttlSeconds}; waited ${waitedSeconds} s): ${whyStillWaiting(ticket)}`),
+    );
   }
 
   /** Ends a waiting ticket without an assignment and frees its players. */
@@ -465,7 +472,10 @@ export class TicketDesk {
   }
 
   /** A ticket got its game: tell the client, and keep the ticket for retries a while. */
-  assign(ticketId: string, assignment: Assignment): void {
+  assign(ticketId: string, gameAssignment: Assignment): void {
+    const waiting = this.book.get(ticketId);
+    // The ticket's own copy names its players, whose seat tokens the edge gives them; kept for a retry.
+    const assignment = waiting && !gameAssignment.party ? ticketAssignment(gameAssignment, waiting.playerIds) : gameAssignment;
     const ticket = this.book.assign(ticketId, assignment);
     // Kept only as long as a client plausibly retries, not for the whole TTL: at thousands of
     // finds a second, a 5-minute tail of finished tickets is what the heap would be made of. The
@@ -475,5 +485,21 @@ export class TicketDesk {
     this.ctx.out.event('findFinished', { ticketId, factory: ticket.factory, outcome: 'assigned', elapsedMs: this.ctx.now() - ticket.createdAt });
     // The call is answered: what is kept for a retry holds no listener (a retry brings its own).
     this.ctx.out.update(ticket.listener, ticketId, { kind: 'assigned', assignment });
+  }
+}
+
+/** Why a ticket that runs out of time was still waiting, from where it stood. */
+function whyStillWaiting(ticket: Ticket): string {
+  switch (ticket.state.kind) {
+    case 'parked':
+      return `no game server that hosts ${ticket.factory} connected`;
+    case 'pooled':
+      return `no match was found for it in ${ticket.factory}`;
+    case 'placing':
+      return ticket.state.position === undefined
+        ? `its game in ${ticket.factory} was ordered from a game server but not confirmed`
+        : `its game in ${ticket.factory} was still in line (position ${ticket.state.position}) for a free slot on a game server`;
+    default:
+      return 'it was not waiting';
   }
 }

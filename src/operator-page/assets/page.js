@@ -32,7 +32,7 @@
   chart('chart-waiting', ['waiting tickets', 'queue length'], palette);
   chart('chart-assignment', ['p50', 'p99'], palette);
   chart('chart-games', ['games / min', 'starts / s'], palette);
-  chart('chart-servers', ['running', 'capacity'], palette);
+  chart('chart-servers', ['running', 'game slots'], palette);
 
   window.addEventListener('resize', () => {
     for (const plot of Object.values(charts)) plot.setSize({ width: plot.root.parentElement.clientWidth - 12, height: 160 });
@@ -60,7 +60,7 @@
       ['to assignment p50', t.assignmentP50Ms === null ? '–' : fmt(t.assignmentP50Ms) + ' ms'],
       ['to assignment p99', t.assignmentP99Ms === null ? '–' : fmt(t.assignmentP99Ms) + ' ms'],
       ['open games · slots', fmt(t.openGames) + ' · ' + fmt(t.openSlots)],
-      ['running / capacity', fmt(t.running) + ' / ' + fmt(t.capacity)],
+      ['games running / game slots', fmt(t.running) + ' / ' + fmt(t.capacity)],
       ['starts / s', fmt(t.startsPerSecond, 1)],
       ['servers backed off', fmt(t.unhealthyServers)],
     ];

@@ -1,6 +1,6 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor, type StatusObject } from '@grpc/grpc-js';
 import type { FindGameRequest, FindGamesRequest, FindGameUpdate } from '../../generated/gamefactory/v1/matchmaker.js';
-import { permissionDenied, SecurityError } from '../errors.js';
+import { permissionDenied, SecurityError, unauthenticated } from '../errors.js';
 import type { Limits, RateFamily } from '../limits/limits-config.js';
 import type { PeerLimits } from '../limits/peer-limits.js';
 import type { LimitListener } from '../limits/limit-events.js';
@@ -192,7 +192,11 @@ export function securityInterceptor(options: SecurityInterceptorOptions): Server
       else {
         principal = await authenticate(metadata, call.getAuthContext(), options.tokens, options.serverIdentity);
         if (kind.kind === 'unknown') throw permissionDenied(`${descriptor.path}: not in the policy table`);
-        if (kind.kind === 'adminOnly' && principal?.role !== 'admin') throw permissionDenied(`${descriptor.path}: admins only`);
+        if (kind.kind === 'adminOnly') {
+          // As for every secured method: no credentials is UNAUTHENTICATED, the wrong role PERMISSION_DENIED.
+          if (principal === undefined) throw unauthenticated(`${descriptor.path}: a bearer token with role admin is required (authorization: Bearer <jwt>)`);
+          if (principal.role !== 'admin') throw permissionDenied(`${descriptor.path}: admins only (role ${principal.role})`);
+        }
         if (method) authorizeCall(principal, method);
       }
       const family = method ? CALL_RATE[method] : undefined;

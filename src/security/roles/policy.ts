@@ -15,9 +15,9 @@ export const METHOD_ROLES: Readonly<Record<SecuredMethod, readonly Role[]>> = {
   QueryStats: ['admin'],
   Drain: ['admin'],
   ReloadConfig: ['admin'],
-  // Ratings are what a game shows its players: readable by players, the game's backend
-  // and admins; game servers report results over their link instead.
-  GetRating: ['player', 'gateway', 'admin'],
+  // Ratings are what a game shows its players: readable by players, the game's backend, its game
+  // servers (to show them in the game) and admins; results come only over a server's link.
+  GetRating: ['player', 'gateway', 'admin', 'gameServer'],
   Leaderboard: ['player', 'gateway', 'admin'],
   PlayerRank: ['player', 'gateway', 'admin'],
 };

@@ -30,6 +30,7 @@ import type {
 } from '../../generated/gamefactory/v1/game_server_link.js';
 import type { MatchQuality } from '../../generated/gamefactory/v1/match_quality.js';
 import type { Assignment as WireAssignment, FindGameRequest } from '../../generated/gamefactory/v1/matchmaker.js';
+import { playerTokens, seatToken } from '../../coordinator/seat-tokens.js';
 
 /**
  * Translation between the wire (ts-proto messages) and the core's domain types, with the shape
@@ -265,17 +266,19 @@ function encodeQuality(q: MatchQualityFigures): MatchQuality {
 }
 
 export function encodeAssignment(a: Assignment): WireAssignment {
+  const { reservationToken, seatTokens } = playerTokens(a);
   return {
     gameId: a.gameId,
     serverEndpoint: a.serverEndpoint,
     factory: a.factory,
-    reservationToken: a.reservationToken,
+    reservationToken,
     serverId: a.serverId,
     created: a.created,
     map: a.map,
     region: a.region,
     team: a.team,
     ...(a.quality && { quality: encodeQuality(a.quality) }),
+    seatTokens,
   };
 }
 
@@ -378,8 +381,8 @@ export function encodeOrder(order: ServerOrder): CoordinatorMessage {
             factory: order.factory,
             partitionAttributes: encodeAttributes(order.partition),
             matchableAttributes: encodeAttributes(order.matchable),
-            seats: order.playerIds.map((playerId) => ({ playerId })),
-            reservationToken: order.reservationToken,
+            seats: order.playerIds.map((playerId) => ({ playerId, reservationToken: seatToken(order.reservationToken, playerId) })),
+            reservationToken: '',
             confirmWithinMs: order.confirmWithinMs,
             map: order.map,
             region: order.region,
@@ -394,8 +397,8 @@ export function encodeOrder(order: ServerOrder): CoordinatorMessage {
           $case: 'reserveSeats',
           value: {
             gameId: order.gameId,
-            seats: order.playerIds.map((playerId) => ({ playerId })),
-            reservationToken: order.reservationToken,
+            seats: order.playerIds.map((playerId) => ({ playerId, reservationToken: seatToken(order.reservationToken, playerId) })),
+            reservationToken: '',
             expiresInMs: order.expiresInMs,
             backfillId: order.backfill?.backfillId ?? '',
             seatTeams: order.backfill ? [...order.backfill.seatTeams] : [],

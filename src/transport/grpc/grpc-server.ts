@@ -28,6 +28,7 @@ import { DEFAULT_MAX_UNREAD_BYTES } from './stream-lifecycle.js';
 import { watchStreamResets } from './stream-reset-budget.js';
 import { interceptorChain, type CallGate, type CallRecord } from './interceptors/index.js';
 import { InputPacer } from './input-pacer.js';
+import { nameSizeLimitInRefusals } from './oversize-refusal.js';
 import { matchmakerHandlers } from './matchmaker.js';
 import type { FindTracing } from '../../tracing/find-tracing.js';
 import { ratingsHandlers } from './ratings-service.js';
@@ -106,13 +107,15 @@ export interface RunningGrpcServer {
  * service and server reflection so any gRPC client in any language can discover and call them.
  */
 export async function startGrpcServer(address: string, options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  nameSizeLimitInRefusals();
   const settings = options.settings ?? GRPC_DEFAULTS;
   const maxMessageBytes = options.maxMessageBytes ?? LIMITS.maxMessageBytes;
   const drain = new CallDrain(DRAIN_RETRY_AFTER_MS);
   const server = new Server({
-    // Our tolerant deserializers refuse (and count) anything over maxMessageBytes; grpc-js keeps
-    // a backstop at twice that, so a huge frame is dropped before it is buffered.
-    'grpc.max_receive_message_length': maxMessageBytes * 2,
+    // One setting: grpc-js drops a larger frame from its length prefix, before buffering it, and
+    // oversize-refusal.ts makes that refusal name limits.maxMessageBytes; the tolerant
+    // deserializers check the same size on what a compressed message inflates to.
+    'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
     // Detect dead peers on idle connections too.
     'grpc.keepalive_time_ms': settings.keepaliveTimeMs,
@@ -136,7 +139,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   // One queue for every stream's inputs, so they are handled in arrival order, a turn's share at a time.
   const pacer = new InputPacer((error) => options.log.warn({ err: error }, 'handling an input failed'));
   const unread = { maxBytes: options.maxUnreadBytesPerStream ?? DEFAULT_MAX_UNREAD_BYTES, onExceeded: () => options.onLimit?.('maxUnreadBytesPerStream', '') };
-  const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes);
+  const tolerant = <S extends Parameters<typeof tolerantService>[0]>(service: S) => tolerantService(service, maxMessageBytes, options.onLimit);
   // The methods every ticket passes through read and write their messages through wire-buffers.ts.
   const updates = reusedWriterSerializer(encodeFindGameUpdate);
   const linkService = {

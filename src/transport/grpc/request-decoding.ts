@@ -1,5 +1,6 @@
 import { status, type ServiceDefinition } from '@grpc/grpc-js';
 import type { CallConcern, CallHooks } from './interceptors/call-hooks.js';
+import { countOversizeRefusals } from './oversize-refusal.js';
 
 /**
  * A request whose bytes could not become a message. grpc-js answers a requestDeserialize that
@@ -21,24 +22,24 @@ export class UndecodableRequest {
  * `maxMessageBytes` (limits.maxMessageBytes) and bytes that are not the method's message become
  * an UndecodableRequest rather than an exception.
  */
-export function tolerantService<S extends ServiceDefinition>(service: S, maxMessageBytes: number): S {
+export function tolerantService<S extends ServiceDefinition>(service: S, maxMessageBytes: number, onLimit?: (limit: 'maxMessageBytes', peer: string) => void): S {
   const wrapped: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(service)) {
     const decode = method.requestDeserialize;
     const what = method.path.split('/').pop() ?? method.path;
-    wrapped[name] = {
-      ...method,
-      requestDeserialize: (bytes: Buffer): unknown => {
-        if (bytes.length > maxMessageBytes) {
-          return new UndecodableRequest('RESOURCE_EXHAUSTED', `limit maxMessageBytes: a message of ${bytes.length} bytes exceeds ${maxMessageBytes}`, 'maxMessageBytes');
-        }
-        try {
-          return decode(bytes);
-        } catch (error) {
-          return new UndecodableRequest('INVALID_ARGUMENT', `request: ${bytes.length} bytes are not a valid ${what} request (${(error as Error).message})`);
-        }
-      },
+    const requestDeserialize = (bytes: Buffer): unknown => {
+      if (bytes.length > maxMessageBytes) {
+        return new UndecodableRequest('RESOURCE_EXHAUSTED', `limit maxMessageBytes: a message of ${bytes.length} bytes exceeds ${maxMessageBytes}`, 'maxMessageBytes');
+      }
+      try {
+        return decode(bytes);
+      } catch (error) {
+        return new UndecodableRequest('INVALID_ARGUMENT', `request: ${bytes.length} bytes are not a valid ${what} request (${(error as Error).message})`);
+      }
     };
+    // grpc-js refuses a frame over the same size before it reaches this deserializer.
+    if (onLimit) countOversizeRefusals(requestDeserialize, (peer) => onLimit('maxMessageBytes', peer));
+    wrapped[name] = { ...method, requestDeserialize };
   }
   return wrapped as S;
 }
