@@ -73,11 +73,22 @@ describe('one connection carrying hostile calls and game-server links together',
   let dir: string;
   /** Connections the coordinator ended because their client reset too many streams. */
   let rotated: number;
+  /** The coordinator's log lines, for the report. */
+  let lines: string[];
   /** Between the client and the coordinator: what the client library really sends. */
   let wire: Http2FrameCounter;
   beforeEach(async () => {
     rotated = 0;
-    const log = { ...silentLog, info: (_: object, message: string) => void (message.includes('reset too many streams') && rotated++) };
+    lines = [];
+    const log = {
+      ...silentLog,
+      // What says why a connection or the bystander went away, for the report: not each refused call.
+      info: (fields: object, message: string) => {
+        if (message.includes('reset too many streams')) rotated++;
+        else if (/bystander|connection|session|keepalive/i.test(`${message} ${JSON.stringify(fields)}`)) lines.push(`${message} ${JSON.stringify(fields)}`);
+      },
+      warn: (fields: object, message: string) => void lines.push(`${message} ${JSON.stringify(fields)}`),
+    };
     coordinator = await TestCoordinator.start(SHARED_CONNECTION_YAML, undefined, log);
     // Finds for `us` wait: its server never starts a game (a separate connection).
     await coordinator.server({ serverId: 'never-starts', attributes: { region: 'us' }, maxGames: 1 }, { decide: () => 'ignore' });
@@ -92,7 +103,7 @@ describe('one connection carrying hostile calls and game-server links together',
 
   it('driven by grpc-js: 2,000 hostile calls, with 111 link sequences, on one channel', { timeout: 180_000 }, async () => {
     const report = await driveWithGrpcJs(sharedConnectionPlan(wire.address, { hostile: 2000, links: 111 }));
-    console.log(`grpc-js: hostile ${JSON.stringify(report.hostile)}; slowest welcome ${slowest(report)} ms; find ${report.find.code}; rotated ${rotated}; client RST_STREAMs ${wire.count('client', FRAME.RST_STREAM)}, server GOAWAYs ${wire.count('server', FRAME.GOAWAY)}`);
+    console.log(`grpc-js: hostile ${JSON.stringify(report.hostile)}; slowest welcome ${slowest(report)} ms; find ${report.find.code}; rotated ${rotated}; client RST_STREAMs ${wire.count('client', FRAME.RST_STREAM)}, server GOAWAYs ${JSON.stringify(wire.goawayCodes)}; log ${JSON.stringify(lines.slice(0, 20))}`);
     expectConnectionKeptServing(report, { rotated, clientResets: wire.count('client', FRAME.RST_STREAM) });
   });
 
@@ -111,7 +122,7 @@ describe('one connection carrying hostile calls and game-server links together',
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     if (code !== 0) throw new Error(`python client exited ${code}: ${stderr}`);
     const report = JSON.parse(stdout) as SharedConnectionReport;
-    console.log(`python: hostile ${JSON.stringify(report.hostile)}; slowest welcome ${slowest(report)} ms; find ${report.find.code}; rotated ${rotated}; client RST_STREAMs ${wire.count('client', FRAME.RST_STREAM)}, server GOAWAYs ${wire.count('server', FRAME.GOAWAY)}`);
+    console.log(`python: hostile ${JSON.stringify(report.hostile)}; slowest welcome ${slowest(report)} ms; find ${report.find.code}; rotated ${rotated}; client RST_STREAMs ${wire.count('client', FRAME.RST_STREAM)}, server GOAWAYs ${JSON.stringify(wire.goawayCodes)}; log ${JSON.stringify(lines.slice(0, 20))}`);
     expectConnectionKeptServing(report, { rotated, clientResets: wire.count('client', FRAME.RST_STREAM) });
   });
 });

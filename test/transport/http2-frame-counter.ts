@@ -14,6 +14,8 @@ export class Http2FrameCounter {
   readonly fromClient = new Map<number, number>();
   /** Frames from the server to clients, by type. */
   readonly fromServer = new Map<number, number>();
+  /** Error codes of the GOAWAY frames the server sent, in order. */
+  readonly goawayCodes: number[] = [];
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -45,7 +47,7 @@ export class Http2FrameCounter {
     const upstream = createConnection(this.target);
     this.sockets.add(client).add(upstream);
     client.on('data', frameReader(PREFACE, this.fromClient));
-    upstream.on('data', frameReader(0, this.fromServer));
+    upstream.on('data', frameReader(0, this.fromServer, (type, payload) => type === FRAME.GOAWAY && this.goawayCodes.push(payload.readUInt32BE(4))));
     client.pipe(upstream);
     upstream.pipe(client);
     const end = () => {
@@ -60,7 +62,7 @@ export class Http2FrameCounter {
 }
 
 /** Counts frames by type in one direction's bytes, skipping `skip` bytes first (the client preface). */
-function frameReader(skip: number, counts: Map<number, number>): (chunk: Buffer) => void {
+function frameReader(skip: number, counts: Map<number, number>, onFrame?: (type: number, payload: Buffer) => void): (chunk: Buffer) => void {
   let pending: Buffer = Buffer.alloc(0);
   let toSkip = skip;
   return (chunk) => {
@@ -76,6 +78,7 @@ function frameReader(skip: number, counts: Map<number, number>): (chunk: Buffer)
       if (pending.length - at < 9 + length) break;
       const type = pending[at + 3]!;
       counts.set(type, (counts.get(type) ?? 0) + 1);
+      onFrame?.(type, pending.subarray(at + 9, at + 9 + length));
       at += 9 + length;
     }
     pending = pending.subarray(at);
