@@ -95,7 +95,8 @@ function endGracefully(session: Http2Session): void {
 /**
  * Whether the client sent, or may have sent, a RST_STREAM for this stream: what nghttp2's limit
  * counts and this budget defends against (rapid reset is a flood of client RST_STREAMs). A stream
- * the client reset while it was open closes with the RST_STREAM's code. Both sides' deadlines
+ * the client reset while it was open closes with the RST_STREAM's code; one the coordinator
+ * answered before reading the client's request to its end may still be reset. Both sides' deadlines
  * firing together is the one ordinary race in which a client's RST_STREAM arrives after the
  * coordinator's status (the stream already closed here, so Node never shows it), so an answer of
  * DEADLINE_EXCEEDED counts too. Calls the coordinator answered with an error (undecodable,
@@ -105,6 +106,9 @@ function endGracefully(session: Http2Session): void {
  */
 function resetByClient(stream: ServerHttp2Stream): boolean {
   if (stream.rstCode > constants.NGHTTP2_NO_ERROR) return true;
+  // Ended before its request was read to the end: the client may still reset it (a peer that
+  // stops reading and then gives up resets a stream the coordinator already answered).
+  if (!stream.readableEnded) return true;
   const status = stream.sentTrailers?.['grpc-status'] ?? stream.sentHeaders?.['grpc-status'];
   return String(status) === String(GRPC_DEADLINE_EXCEEDED);
 }
