@@ -266,7 +266,6 @@ export class GameCreations {
     this.inFlight.get(serverId)?.delete(creation.requestId);
     this.roster.creationSucceeded(serverId);
     this.placement.confirm(serverId);
-    this.positions.gameStarted();
     this.forget(creation);
     const serverEndpoint = this.roster.endpoint(serverId) ?? '';
     // The tickets of one team get one assignment object (they are told the same thing): each
@@ -413,6 +412,7 @@ export class GameCreations {
     for (const p of placed) {
       const creation = this.creations.get(p.requestId)!;
       this.markWaiting(creation, false);
+      this.positions.departed(creation.factory);
       this.ctx.out.event('dequeued', { factory: creation.factory, waitedMs: this.ctx.now() - (creation.queuedAt ?? 0) });
       moved.add(creation.factory);
       this.dispatch(creation, p.serverId);
@@ -457,9 +457,9 @@ export class GameCreations {
     if (this.waitingByFactory.size > 0) this.positions.keepInformed();
   }
 
-  /** Estimated wait for the next arrival in a factory's line (a retry hint). */
-  estimatedWaitMs(factory: string): number {
-    return this.positions.estimatedWaitMs(this.waiting(factory) + 1);
+  /** Estimated wait for the next arrival in a factory's line (a retry hint); undefined when unknown. */
+  estimatedWaitMs(factory: string): number | undefined {
+    return this.positions.estimatedWaitMs(factory, this.waiting(factory) + 1);
   }
 }
 

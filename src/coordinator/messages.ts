@@ -181,7 +181,8 @@ export interface Assignment {
 }
 
 export type TicketUpdate =
-  | { readonly kind: 'queued'; readonly factory: string; readonly position: number; readonly estimatedWaitMs: number }
+  /** `estimatedWaitMs` undefined: no estimate exists yet (told as such, not as 0). */
+  | { readonly kind: 'queued'; readonly factory: string; readonly position: number; readonly estimatedWaitMs: number | undefined }
   | { readonly kind: 'proposed'; readonly proposal: MatchProposal }
   | { readonly kind: 'assigned'; readonly assignment: Assignment };
 

@@ -1,5 +1,5 @@
 import type { FactoryRegistry } from '../factories/factory-registry.js';
-import { DecayingRate, estimateWaitMs } from '../placement/index.js';
+import { LineDepartures, worthTelling, type ToldQueued } from '../placement/index.js';
 import type { CoreContext } from './core-context.js';
 import { DeadlineKind } from './deadlines.js';
 import type { FactoryRuntime } from './factory-runtime.js';
@@ -15,14 +15,21 @@ const POSITION_REFRESH_MS = 1000;
 export const POSITION_REFRESH_WINDOW = 1000;
 
 /**
- * What queued clients are told of their place in line (when they join it, whenever its head
- * moves, and every second for the first 1000 of each factory), with a wait estimate from the
- * recent rate of game starts. Tickets restored after a restart and not yet retried count ahead
- * of later arrivals, so a retried ticket's first answer is already its restored place.
+ * What queued clients are told of their place in line (when they join it; then, looked at whenever
+ * its head moves and every second for the first 1000 of each factory, only when their place or
+ * estimate changed enough, at most once every QUEUED_UPDATE_MIN_INTERVAL_MS), with a wait
+ * estimate from how fast the factory's line has been moving. Tickets restored after a restart and
+ * not yet retried count ahead of later arrivals, so a retried ticket's first answer is already its
+ * restored place.
  */
 export class QueuePositions {
-  /** Recent game starts, behind the wait estimates shown to queued clients. */
-  private readonly starts = new DecayingRate(10_000);
+  /** Each factory's recent departures from its line, behind the wait estimates. */
+  private readonly lines = new Map<string, LineDepartures>();
+  /**
+   * What each queued ticket's listener last heard. Keyed by the book's ticket object, so it goes
+   * when the ticket does; a new listener (a resumed stream) hears at once.
+   */
+  private readonly told = new WeakMap<Ticket, ToldQueued & { readonly listener: unknown }>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -31,9 +38,16 @@ export class QueuePositions {
     private readonly registry: FactoryRegistry<FactoryRuntime>,
   ) {}
 
-  /** A game started: the rate behind the wait estimates. */
-  gameStarted(): void {
-    this.starts.record(this.ctx.now());
+  /** A creation of `factory` left its line for a server: the rate behind the wait estimates. */
+  departed(factory: string): void {
+    let line = this.lines.get(factory);
+    if (!line) this.lines.set(factory, (line = new LineDepartures()));
+    line.departed(this.ctx.now());
+  }
+
+  /** The factory's line is empty: what it remembers would only age. */
+  emptied(factory: string): void {
+    this.lines.delete(factory);
   }
 
   /** The ticket's creation waits at `position` in its factory's line: the ticket and its client hear it. */
@@ -41,13 +55,17 @@ export class QueuePositions {
     const ticket = this.book.queued(ticketId, creationId, position);
     if (!ticket.listener) return;
     const shown = position + this.restoredAhead(ticket);
-    // 0 when nothing has started lately: no estimate rather than a made-up one.
-    this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position: shown, estimatedWaitMs: this.estimatedWaitMs(shown) });
+    const estimatedWaitMs = this.estimatedWaitMs(ticket.factory, shown);
+    const now = this.ctx.now();
+    const last = this.told.get(ticket);
+    if (last?.listener === ticket.listener && !worthTelling(last, shown, estimatedWaitMs, now)) return;
+    this.told.set(ticket, { position: shown, estimatedWaitMs, at: now, listener: ticket.listener });
+    this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position: shown, estimatedWaitMs });
   }
 
-  /** Estimated wait for whoever is `position`th in line (a retry hint); 0 with no recent starts. */
-  estimatedWaitMs(position: number): number {
-    return estimateWaitMs(position, this.starts.perSecond(this.ctx.now())) ?? 0;
+  /** Estimated wait for whoever is `position`th in `factory`'s line; undefined when the line cannot tell. */
+  estimatedWaitMs(factory: string, position: number): number | undefined {
+    return this.lines.get(factory)?.estimateMs(position, this.ctx.now());
   }
 
   /** Someone waits in line: the periodic refresh is due in a second, unless it already is. */

@@ -9,5 +9,5 @@ export {
   type DemandApportionOptions,
 } from './apportion-policy.js';
 export { DecayingRate } from './decaying-rate.js';
-export { estimateWaitMs } from './wait-estimate.js';
+export { LineDepartures, QUEUED_UPDATE_MIN_INTERVAL_MS, worthTelling, type ToldQueued } from './wait-estimate.js';
 export { Placement, type Drained, type Placed } from './placement.js';

@@ -106,7 +106,7 @@ describe('a restart while a game creation is in flight', () => {
     const { order, after } = await crashWithOrderInFlight();
     const retry = after.find('x', ['x1', 'x2'], 'party');
     await settle();
-    expect(retry.listener.updates).toEqual([{ kind: 'queued', factory: 'party/region=eu', position: 0, estimatedWaitMs: 0 }]);
+    expect(retry.listener.updates).toEqual([{ kind: 'queued', factory: 'party/region=eu', position: 0, estimatedWaitMs: undefined }]);
     const s1 = new RecordingChannel();
     after.coordinator.connectServer(hello('s1', order.requestId), s1);
     expect(retry.listener.assignment).toMatchObject({ gameId: 'g', serverId: 's1', reservationToken: order.reservationToken });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startCoordinatorProcess, type ProcessOptions, type RunningCoordinator } from '../../src/app/coordinator-process.js';
 import { GameServerConnection, type GameServerIdentity } from '../support/game-server-connection.js';
 import { parseConfig } from '../../src/config/load.js';
-import { silentLog } from '../../src/coordinator/ports.js';
+import { silentLog, type Log } from '../../src/coordinator/ports.js';
 import { MatchmakerClient } from '../../src/generated/gamefactory/v1/matchmaker.js';
 
 /** A real coordinator on loopback (gRPC, metrics, LMDB in a temp dir), and helpers to talk to it. */
@@ -17,13 +17,15 @@ export class TestCoordinator {
     public running: RunningCoordinator,
     private readonly dataDir: string,
     private readonly yaml: string,
+    private readonly log: Log,
   ) {}
 
   /** `seed` may fill the data directory before the coordinator opens it. */
   static async start(yaml: string, seed?: (dataDir: string) => Promise<void>, extra: Partial<ProcessOptions> = {}): Promise<TestCoordinator> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gamefactory-test-'));
     await seed?.(dataDir);
-    return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0, extra), dataDir, yaml);
+    const log = extra.log ?? silentLog;
+    return new TestCoordinator(await TestCoordinator.launch(yaml, dataDir, 0, { ...extra, log }), dataDir, yaml, log);
   }
 
   private static launch(yaml: string, dataDir: string, port: number, extra: Partial<ProcessOptions> = {}): Promise<RunningCoordinator> {
@@ -45,7 +47,7 @@ export class TestCoordinator {
     for (const s of this.servers.splice(0)) s.close();
     const port = this.running.grpcPort;
     await (how === 'drain' ? this.running.drain('restart') : this.running.stop());
-    this.running = await TestCoordinator.launch(this.yaml, this.dataDir, port);
+    this.running = await TestCoordinator.launch(this.yaml, this.dataDir, port, { log: this.log });
   }
 
   get address(): string {

@@ -8,6 +8,7 @@ import { MatchmakerClient, type FindGameUpdate } from '../../src/generated/gamef
 import { findGameRequest } from '../support/find-game.js';
 import { GameServerConnection } from '../support/game-server-connection.js';
 import { startCli } from './cli-process.js';
+import { until } from '../support/until.js';
 
 /**
  * A full disk on a real process: the data directory on a 1 MiB tmpfs that also holds a filler
@@ -103,7 +104,7 @@ describe('a full disk under a running coordinator', () => {
       stream.write({ request: { $case: 'find', value: findGameRequest({ ticketId: `t${i}-${pad}`, template: 'solo', party: [`p${i}-${pad}`], partition: { region: 'eu' } }) } });
       if (i % 100 === 99) await sleep(20);
     }
-    await sleep(500);
+    await until(() => refused.length > 0 || exited !== undefined, 30_000, 'a ticket refused by the full store');
     expect(exited).toBeUndefined();
     expect(refused.length).toBeGreaterThan(0);
     expect(otherErrors).toEqual([]);
@@ -111,10 +112,13 @@ describe('a full disk under a running coordinator', () => {
 
     // Whatever space is left goes to a second filler. Small commits may still land in pages a
     // failed one gave back, but only a probe with headroom lets new tickets in again: a new
-    // FindGame is refused, with a retry hint, and stays refused while the disk is full.
+    // FindGame is refused, with a retry hint, and stays refused while the disk is full. A probe
+    // that landed before the second filler took the last pages lets the next find in; its commit
+    // fails and the store refuses again: the refusal is awaited, however slow the machine.
     fillTheRest(join(disk, 'filler-2'));
-    await sleep(1500); // past a probe
-    const refusedFind = await findOne('new-while-full');
+    let refusedFind = await findOne('new-while-full-0');
+    const deadline = Date.now() + 30_000;
+    for (let i = 1; refusedFind.error === undefined && Date.now() < deadline; i++) refusedFind = await findOne(`new-while-full-${i}`);
     expect(refusedFind.error?.code).toBe(status.UNAVAILABLE);
     expect(refusedFind.error?.details).toMatch(STORE_REFUSAL);
     expect(Number(refusedFind.error?.metadata.get('retry-after-ms')[0])).toBeGreaterThan(0);
@@ -124,7 +128,7 @@ describe('a full disk under a running coordinator', () => {
     rmSync(join(disk, 'filler-2'));
     let after = await findOne('after-0');
     for (let i = 1; !after.queued; i++) {
-      await sleep(200);
+      await sleep(200); // a poll's pace, not a verdict: the loop waits for a find to be taken
       after = await findOne(`after-${i}`);
     }
     expect(after.queued).toBe(true);

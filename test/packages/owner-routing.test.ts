@@ -103,7 +103,7 @@ class FakeNode {
     const answer = this.script(request);
     if (answer === 'hold') return void this.held.set(request.ticketId, send);
     if (answer === 'unavailable') return send('unavailable');
-    send({ ticketId: request.ticketId, update: { $case: 'queued', value: { factory: 'f', position: 1, estimatedWaitMs: 0 } }, ...(answer.hint && { ownerAddress: answer.hint }) });
+    send({ ticketId: request.ticketId, update: { $case: 'queued', value: { factory: 'f', position: 1, estimatedWaitMs: 0, estimateUnknown: true } }, ...(answer.hint && { ownerAddress: answer.hint }) });
     send({
       ticketId: request.ticketId,
       update: { $case: 'assignment', value: { gameId: `g-${request.ticketId}`, serverEndpoint: 'e', factory: 'f', reservationToken: 't', serverId: this.address, created: true, map: '', region: '', team: 0, seatTokens: {} } },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreationQueue, DemandApportion, equalApportion, estimateWaitMs, DecayingRate } from '../../src/placement/index.js';
+import { CreationQueue, DemandApportion, equalApportion, DecayingRate } from '../../src/placement/index.js';
 
 const always = (): boolean => true;
 
@@ -131,13 +131,7 @@ describe('CreationQueue: apportioning across factories', () => {
   });
 });
 
-describe('estimateWaitMs and DecayingRate', () => {
-  it('estimates the wait from the position and the recent start rate', () => {
-    expect(estimateWaitMs(10, 5)).toBe(2000);
-    expect(estimateWaitMs(1, 0)).toBeUndefined();
-    expect(estimateWaitMs(3, Number.NaN)).toBeUndefined();
-  });
-
+describe('DecayingRate', () => {
   it('a decayed count halves every half-life and reads as a rate at steady state', () => {
     const rate = new DecayingRate(1000);
     rate.record(0, 8);

@@ -1,4 +1,4 @@
-import { credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { constants } from 'node:http2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FindGamesRequest, MatchmakerClient, MatchmakerService } from '../../src/generated/gamefactory/v1/matchmaker.js';
@@ -129,6 +129,31 @@ describe('calls that end cleanly', () => {
     for (let batch = 0; batch < 15; batch++) {
       const codes = await Promise.all(Array.from({ length: 100 }, (_, i) => new Promise<number>((resolve) => c.cancelFind({ ticketId: `t${batch}-${i}` }, (e) => resolve(e?.code ?? status.OK)))));
       expect(codes.every((code) => code === status.OK)).toBe(true);
+    }
+    expect(rotated).toEqual([]);
+  });
+});
+
+describe('calls the coordinator answers with an error', () => {
+  let server: RunningGrpcServer | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    client?.close();
+    await server?.shutdown(100);
+  });
+
+  it('are not counted: 1,500 undecodable requests on one connection (INVALID_ARGUMENT each, no client reset) never end it', async () => {
+    const commands = { find: () => [], cancel: () => true, abandon: () => {}, connectServer: () => [], disconnectServer: () => {}, onServerEvent: () => {}, beginShutdown: () => {} } as unknown as CoordinatorCommands;
+    const rotated: string[] = [];
+    server = await startGrpcServer('127.0.0.1:0', { commands, view: {} as CoordinatorView, keepaliveIntervalMs: 1000, now: Date.now, log: silentLog, onStreamResetsRotated: (peer) => rotated.push(peer) });
+    client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    const c = client;
+    const garbage = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+    for (let batch = 0; batch < 15; batch++) {
+      const codes = await Promise.all(
+        Array.from({ length: 100 }, () => new Promise<number>((resolve) => c.makeUnaryRequest(MatchmakerService.cancelFind.path, (b: Buffer) => b, (b: Buffer) => b, garbage, (e) => resolve(e?.code ?? status.OK)))),
+      );
+      expect(codes.every((code) => code === status.INVALID_ARGUMENT)).toBe(true);
     }
     expect(rotated).toEqual([]);
   });

@@ -22,7 +22,7 @@ const single = (assignments: Assignment[]): fc.Arbitrary<FindGameUpdate> =>
   fc.oneof(
     // A relayed ticket's first update names its owner (route hint).
     fc.record({ ticketId: text, update: fc.record({ $case: fc.constant('assignment' as const), value: fc.constantFrom(...assignments) }), ownerAddress: fc.option(text, { nil: undefined }) }, { requiredKeys: ['ticketId', 'update'] }),
-    fc.record({ ticketId: text, update: fc.record({ $case: fc.constant('queued' as const), value: fc.record({ factory: text, position: fc.nat(), estimatedWaitMs: fc.nat() }) }), ownerAddress: fc.option(text, { nil: undefined }) }, { requiredKeys: ['ticketId', 'update'] }),
+    fc.record({ ticketId: text, update: fc.record({ $case: fc.constant('queued' as const), value: fc.record({ factory: text, position: fc.nat(), estimatedWaitMs: fc.nat(), estimateUnknown: fc.boolean() }) }), ownerAddress: fc.option(text, { nil: undefined }) }, { requiredKeys: ['ticketId', 'update'] }),
     fc.record({ ticketId: text, update: fc.record({ $case: fc.constant('error' as const), value: fc.record({ code: fc.nat(16), message: text }) }) }),
     fc.record({ ticketId: text }),
   );

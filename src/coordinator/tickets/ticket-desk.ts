@@ -94,7 +94,7 @@ export class TicketDesk {
       }
       const waiting = this.creations.waiting(name);
       if (!restored && waiting >= this.ctx.config.placement.maxQueuedPerFactory) {
-        throw new MatchmakingError('RESOURCE_EXHAUSTED', `${name}: ${waiting} requests already wait for a game server slot; retry later`, this.creations.estimatedWaitMs(name) || 1000);
+        throw new MatchmakingError('RESOURCE_EXHAUSTED', `${name}: ${waiting} requests already wait for a game server slot; retry later`, this.creations.estimatedWaitMs(name) ?? 1000);
       }
       const maxPooled = this.ctx.config.placement.maxPooledPerFactory ?? DEFAULT_MAX_POOLED;
       if (!restored && runtime?.strategy === 'competitive' && runtime.waiting() >= maxPooled) {
@@ -264,7 +264,7 @@ export class TicketDesk {
   private apply(ticket: Ticket, decision: AdmitDecision): void {
     switch (decision.kind) {
       case 'pooled':
-        return this.queuedAt(ticket, 0, decision.estimatedWaitMs ?? 0);
+        return this.queuedAt(ticket, 0, decision.estimatedWaitMs);
       case 'create':
         if (decision.plan.rideKey !== undefined && this.creations.rideAlong(ticket, decision.plan.rideKey)) return;
         this.creations.create(decision.plan);
@@ -308,7 +308,7 @@ export class TicketDesk {
     }
   }
 
-  private queuedAt(ticket: Ticket, position: number, estimatedWaitMs = 0): void {
+  private queuedAt(ticket: Ticket, position: number, estimatedWaitMs?: number): void {
     this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position, estimatedWaitMs });
   }
 

@@ -83,7 +83,12 @@ function toWire(ticketId: string, update: TicketUpdate, ownerAddress: string | u
           ticketId,
           update: {
             $case: 'queued',
-            value: { factory: update.factory, position: uint32(update.position), estimatedWaitMs: uint32(update.estimatedWaitMs) },
+            value: {
+              factory: update.factory,
+              position: uint32(update.position),
+              estimatedWaitMs: uint32(update.estimatedWaitMs ?? 0),
+              estimateUnknown: update.estimatedWaitMs === undefined,
+            },
           },
         }
       : { ticketId, update: { $case: 'assignment', value: wireAssignment(update.assignment) } };

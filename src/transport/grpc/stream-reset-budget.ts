@@ -9,10 +9,11 @@ import { performance } from 'node:perf_hooks';
  * in flight on it ("Session closed with error code 2" in grpc-js). A legitimate client reaches that
  * just by cancelling calls or letting deadlines pass (players who give up waiting for a game). Node
  * 22's `streamResetBurst`/`streamResetRate` raise the limit; Node 20 has no such option (they are
- * ignored), so the coordinator keeps its own copy of the bucket per connection and, before
- * nghttp2's runs dry, ends the connection gracefully: GOAWAY NO_ERROR, calls in flight go on, the
- * client opens a new connection (a fresh bucket) for its next calls. An attacker's resets still
- * cost it a reconnect every ~500 resets, and nghttp2's own limit stays in force behind ours.
+ * ignored), so the coordinator keeps its own copy of the bucket per connection, spent by the same
+ * thing (RST_STREAMs from the client, see resetByClient), and before nghttp2's runs dry ends the
+ * connection gracefully: GOAWAY NO_ERROR, calls in flight go on, the client opens a new connection
+ * (a fresh bucket) for its next calls. An attacker's resets still cost it a reconnect every ~500
+ * resets, and nghttp2's own limit stays in force behind ours.
  */
 export const NGHTTP2_STREAM_RESET_LIMIT = { burst: 1000, perSecond: 33 } as const;
 /** Tokens kept back for the resets of calls still in flight when the graceful GOAWAY goes out. */
@@ -68,33 +69,48 @@ function watchSession(session: Http2Session, watch: StreamResetWatch): void {
   let rotated = false;
   session.on('stream', (stream: ServerHttp2Stream) => {
     stream.once('close', () => {
-      if (rotated || !mayBeReset(stream)) return;
+      if (rotated || !resetByClient(stream)) return;
       if (budget.take(now()) >= reserve) return;
       rotated = true;
       if (session.closed || session.destroyed) return;
       watch.onRotated?.(session.socket?.remoteAddress ?? '');
-      try {
-        // As grpc-js does for max connection age: a GOAWAY naming no last stream first, so calls
-        // already on their way are still taken, then close(), which lets the open ones finish.
-        session.goaway(constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
-        session.close();
-      } catch {
-        session.destroy();
-      }
+      endGracefully(session);
     });
   });
 }
 
 /**
- * Whether the client may have sent, or may still send, a RST_STREAM for this stream. nghttp2 counts
- * every RST_STREAM it receives, also one for a stream the server had already ended (a client whose
- * deadline fired as the server's did, a raw client that cancels after the status), so counting
- * only the streams Node saw reset (a non-zero rstCode) missed most of them: a stream counts unless
- * it ended cleanly on both sides, the client's request read to its end and status OK sent.
+ * As grpc-js does for max connection age: a GOAWAY naming no last stream first, so calls already on
+ * their way are still taken, then close(), which lets the open ones finish.
  */
-function mayBeReset(stream: ServerHttp2Stream): boolean {
+function endGracefully(session: Http2Session): void {
+  try {
+    session.goaway(constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
+    session.close();
+  } catch {
+    session.destroy();
+  }
+}
+
+/**
+ * Whether the client sent, or may have sent, a RST_STREAM for this stream: what nghttp2's limit
+ * counts and this budget defends against (rapid reset is a flood of client RST_STREAMs). A stream
+ * the client reset while it was open closes with the RST_STREAM's code; one the coordinator
+ * answered before reading the client's request to its end may still be reset. Both sides' deadlines
+ * firing together is the one ordinary race in which a client's RST_STREAM arrives after the
+ * coordinator's status (the stream already closed here, so Node never shows it), so an answer of
+ * DEADLINE_EXCEEDED counts too. Calls the coordinator answered with an error (undecodable,
+ * oversize, refused) or ended with CANCELLED end cleanly on both sides: no client library resets
+ * them, so they cost nothing; counting them ended a gateway's connection after ~500 of its players'
+ * bad requests, and every call on it had to move to a new connection.
+ */
+function resetByClient(stream: ServerHttp2Stream): boolean {
   if (stream.rstCode > constants.NGHTTP2_NO_ERROR) return true;
+  // Ended before its request was read to the end: the client may still reset it (a peer that
+  // stops reading and then gives up resets a stream the coordinator already answered).
   if (!stream.readableEnded) return true;
   const status = stream.sentTrailers?.['grpc-status'] ?? stream.sentHeaders?.['grpc-status'];
-  return String(status) !== '0';
+  return String(status) === String(GRPC_DEADLINE_EXCEEDED);
 }
+
+const GRPC_DEADLINE_EXCEEDED = 4;
