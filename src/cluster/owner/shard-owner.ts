@@ -5,8 +5,9 @@ import type { CoordinatorConfig } from '../../config/config.js';
 import type { Effect } from '../../coordinator/effects.js';
 import type { Assignment, FindRequest, ServerChannel, ServerEvent, ServerHello, TicketListener, TicketUpdate } from '../../coordinator/messages.js';
 import { MatchmakingError } from '../../errors/index.js';
+import { checkTakeOver } from '../../coordinator/tickets/restored-tickets.js';
 import { shardIdPrefix } from '../../sharding/creation-ids.js';
-import type { ShardState, ShardStore, Term } from '../store/shard-store.js';
+import type { KeptAssignment, ShardState, ShardStore, Term } from '../store/shard-store.js';
 import { FencedTickets } from './fenced-tickets.js';
 
 export interface ShardOwnerOptions {
@@ -51,14 +52,18 @@ export class ShardOwner {
   private readonly listeners = new Set<TrackedListener>();
   private readonly channels = new Set<ServerChannel>();
   /** Assignments committed by this shard's earlier owners, for clients resuming a ticket that was answered. */
-  private readonly kept: Map<string, Assignment>;
+  private readonly kept: Map<string, KeptAssignment>;
   private stopped = false;
   private currentTerm: Term;
+  /** The requests of the tickets found here, for the assignments kept with them (dropped once kept). */
+  private readonly requests = new Map<string, FindRequest>();
+  private readonly restoredRequests: ReadonlyMap<string, FindRequest>;
 
   constructor(private readonly options: ShardOwnerOptions) {
     const { term, store, config, environment } = options;
     this.currentTerm = term;
-    this.kept = new Map(options.restored.kept.map((k) => [k.ticketId, k.assignment]));
+    this.kept = new Map(options.restored.kept.map((k) => [k.ticketId, k]));
+    this.restoredRequests = new Map(options.restored.records.map((r) => [r.request.ticketId, r.request]));
     this.tickets = new FencedTickets({
       store,
       term,
@@ -91,7 +96,11 @@ export class ShardOwner {
       fenced: true,
       seen: (effect: Effect) => {
         if (effect.kind === 'update' && effect.update.kind === 'assigned') {
-          this.tickets.keep({ ticketId: effect.ticketId, assignment: effect.update.assignment, until: environment.now() + ttlMs });
+          const request = this.requests.get(effect.ticketId) ?? this.restoredRequests.get(effect.ticketId);
+          this.requests.delete(effect.ticketId);
+          if (request) this.tickets.keep({ ticketId: effect.ticketId, assignment: effect.update.assignment, request, until: environment.now() + ttlMs });
+        } else if (effect.kind === 'fail') {
+          this.requests.delete(effect.ticketId);
         }
       },
       afterStep: () => this.tickets.flush(),
@@ -110,8 +119,12 @@ export class ShardOwner {
 
   /** A find (new, or resumed with its ticket id) for a factory of this shard. Claims its players cluster-wide first. */
   async find(request: FindRequest, listener: TicketListener): Promise<void> {
-    const assignment = this.kept.get(request.ticketId);
-    if (assignment) return listener.update({ kind: 'assigned', assignment }, request.ticketId);
+    const kept = this.kept.get(request.ticketId);
+    if (kept) {
+      // The same request from its owner, as the core checks a retry; anyone else learns nothing of it.
+      checkTakeOver(request, kept.request);
+      return listener.update({ kind: 'assigned', assignment: kept.assignment }, request.ticketId);
+    }
     const conflict = await this.options.store.claim(
       request.ticketId,
       request.party.map((p) => p.playerId),
@@ -122,6 +135,7 @@ export class ShardOwner {
       return listener.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
     }
     const tracked = new TrackedListener(listener, request.ticketId, this.listeners);
+    this.requests.set(request.ticketId, request);
     try {
       this.host.find(request, tracked);
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { Assignment } from '../../coordinator/messages.js';
+import type { Assignment, FindRequest } from '../../coordinator/messages.js';
 import type { TicketRecord } from '../../coordinator/ports.js';
 
 /**
@@ -55,6 +55,8 @@ export interface ShardWrites {
 export interface KeptAssignment {
   readonly ticketId: string;
   readonly assignment: Assignment;
+  /** The ticket's request, as the core fingerprints it: only the same request (and owner) is answered it again. */
+  readonly request: FindRequest;
   /** When it may be forgotten (the ticket's time to live). */
   readonly until: number;
 }
