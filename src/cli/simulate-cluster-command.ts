@@ -27,6 +27,7 @@ export function registerSimulateClusterCommand(program: Command): void {
           failed++;
           console.log(`seed ${seed} FAILED (${result.faults.join('; ')})`);
           for (const v of result.violations.slice(0, 10)) console.log(`  ${v.rule} at ${v.at} ms: ${v.detail}`);
+          for (const [ticketId, story] of Object.entries(result.stories)) console.log(`  ${ticketId} heard: ${story.join('; ')}`);
         }
         if ((seed - first + 1) % 100 === 0) console.error(`${seed - first + 1} schedules, ${failed} failed, ${Math.round((Date.now() - started) / 1000)} s`);
       }

@@ -175,7 +175,7 @@ export interface Assignment {
   readonly quality?: MatchQualityFigures;
   /**
    * The ticket's players, set when a ticket is told: the edge gives each its seat's token, made
-   * from `reservationToken`, the game's (seat-tokens.ts).
+   * from `reservationToken`, the game's (src/security/seat-tokens.ts).
    */
   readonly party?: readonly string[];
 }

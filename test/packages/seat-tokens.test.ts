@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionError, GameServer } from '@gamefactory/game-server-sdk';
 import { Matchmaker } from '@gamefactory/matchmaking-client';
 import { TestCoordinator } from '../integration/harness.js';
-import { seatToken } from '../../src/coordinator/seat-tokens.js';
+import { seatToken } from '../../src/security/seat-tokens.js';
 
 const YAML = `
 factories:

@@ -52,6 +52,8 @@ export interface ScheduleResult {
   readonly tickets: number;
   readonly faults: readonly string[];
   readonly steps: number;
+  /** What each ticket a violation names heard, call by call: a failing seed's story. */
+  readonly stories: Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -207,6 +209,14 @@ export async function simulateCluster(options: ScheduleOptions): Promise<Schedul
     else if (ticket.state === 'finding') checks.unanswered(ticketId, `finding after ${ticket.calls} calls: ${ticket.heard.join('; ')}`);
     else if (ticket.queued) checks.unanswered(ticketId, `ended after it was queued: ${ticket.error?.code} ${ticket.error?.message}`);
   }
-  return { seed: options.seed, violations: checks.violations, assigned, tickets: clients.tickets.size, faults, steps };
+  const stories: Record<string, readonly string[]> = {};
+  for (const v of checks.violations) {
+    for (const match of v.detail.matchAll(/ticket (t\d+)|player p-(t\d+)/g)) {
+      const ticketId = (match[1] ?? match[2])!;
+      const ticket = clients.tickets.get(ticketId);
+      if (ticket) stories[ticketId] = ticket.heard;
+    }
+  }
+  return { seed: options.seed, violations: checks.violations, assigned, tickets: clients.tickets.size, faults, steps, stories };
 }
 

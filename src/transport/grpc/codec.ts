@@ -30,7 +30,7 @@ import type {
 } from '../../generated/gamefactory/v1/game_server_link.js';
 import type { MatchQuality } from '../../generated/gamefactory/v1/match_quality.js';
 import type { Assignment as WireAssignment, FindGameRequest } from '../../generated/gamefactory/v1/matchmaker.js';
-import { playerTokens, seatToken } from '../../coordinator/seat-tokens.js';
+import { playerTokens, seatToken } from '../../security/seat-tokens.js';
 
 /**
  * Translation between the wire (ts-proto messages) and the core's domain types, with the shape

@@ -3,9 +3,12 @@ import type { MatchBatchRequest, ProposedGame } from '../../coordinator/match-fu
 import type { MatchFunctionPort } from '../../coordinator/match-functions/match-function-port.js';
 import { MatchFunctionClient, type ProposeGamesRequest } from '../../generated/gamefactory/v1/match_function.js';
 
+/** How much longer a call may run than the factory's timeout (see `propose`). */
+const CALL_GRACE_MS = 1_000;
+
 /**
  * The MatchFunction port over gRPC: one client per address, made on first use (a coordinator whose
- * factories name no function makes none), each call with the factory's timeout as its deadline.
+ * factories name no function makes none), each call with the factory's timeout (and a grace) as its deadline.
  */
 export class GrpcMatchFunctions implements MatchFunctionPort {
   private readonly clients = new Map<string, MatchFunctionClient>();
@@ -14,7 +17,10 @@ export class GrpcMatchFunctions implements MatchFunctionPort {
     let client = this.clients.get(address);
     if (!client) this.clients.set(address, (client = new MatchFunctionClient(address, credentials.createInsecure())));
     return new Promise((resolve, reject) => {
-      client.proposeGames(toWire(request), new Metadata(), { deadline: Date.now() + timeoutMs }, (error: ServiceError | null, response) => {
+      // The core's own deadline (the factory's timeout, on its clock) decides a timeout and ignores a
+      // late answer; the call's outlives it by a grace so a busy process does not report the same
+      // timeout as a failed call.
+      client.proposeGames(toWire(request), new Metadata(), { deadline: Date.now() + timeoutMs + CALL_GRACE_MS }, (error: ServiceError | null, response) => {
         if (error) return reject(new Error(`${address}: ${error.code} ${error.details}`));
         resolve(response.games.map((g) => ({ teams: g.teams.map((t) => t.ticketIds), map: g.map, region: g.region })));
       });
