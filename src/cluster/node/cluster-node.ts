@@ -161,7 +161,7 @@ export class ClusterNode {
       awaitServersMs: 2 * this.ports.leaseMs,
       ended: (ended, reason) => this.keeper.relinquish(ended, reason),
       retake: (held) => this.keeper.retake(held),
-      holding: (held) => this.keeper.termOf(held.shard)?.token === held.token,
+      holding: (held) => this.keeper.holds(held),
       plantedBug: this.ports.plantedBug,
     });
     this.owners.set(term.shard, owner);

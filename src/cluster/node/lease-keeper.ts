@@ -70,6 +70,12 @@ export class LeaseKeeper {
     return this.owned.get(shard)?.term;
   }
 
+  /** Whether `term` is still this node's by its own clock: renewed within a lease (a paused node finds out here first). */
+  holds(term: Term): boolean {
+    this.fenceSelf();
+    return this.owned.get(term.shard)?.term.token === term.token;
+  }
+
   /** A term ended under its owner (a refused commit): forget it here too. */
   relinquish(term: Term, reason: string): void {
     if (this.owned.get(term.shard)?.term.token !== term.token) return;
@@ -133,6 +139,9 @@ export class LeaseKeeper {
     if (retaking) return retaking;
     retaking = (async () => {
       try {
+        // A term not renewed within a lease is over here, whatever the store says: this node may
+        // have been paused while another took the shard and lost it again with Redis' data.
+        this.fenceSelf();
         if (this.owned.get(term.shard)?.term.token !== term.token) return undefined;
         const next = await this.options.store.acquire(term.shard, this.options.nodeId, this.options.leaseMs);
         if (this.owned.get(term.shard)?.term.token !== term.token) return undefined;

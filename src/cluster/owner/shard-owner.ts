@@ -134,7 +134,7 @@ export class ShardOwner {
     if (conflict) {
       return listener.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
     }
-    const tracked = new TrackedListener(listener, request.ticketId, this.listeners);
+    const tracked = new TrackedListener(listener, request.ticketId, this.listeners, () => this.mayTell());
     this.requests.set(request.ticketId, request);
     try {
       this.host.find(request, tracked);
@@ -161,6 +161,19 @@ export class ShardOwner {
 
   serverEvent(serverId: string, event: ServerEvent): void {
     this.host.onServerEvent(serverId, event);
+  }
+
+  /**
+   * Whether what this owner committed may still be told: a process paused past its lease (a GC
+   * pause, SIGSTOP) hears its commits answered only once it runs again, by which time another
+   * node may own the shard and the game may be over; it stops instead, and the client resumes at
+   * the shard's owner now.
+   */
+  private mayTell(): boolean {
+    if (this.stopped) return false;
+    if (this.options.holding(this.currentTerm)) return true;
+    this.stop('not renewed within the lease');
+    return false;
   }
 
   /** The term is over (lost, handed over, or a commit refused): nothing more is told, ordered or written. */
@@ -193,18 +206,20 @@ class TrackedListener implements TicketListener {
     private readonly inner: TicketListener,
     private readonly ticketId: string,
     private readonly live: Set<TrackedListener>,
+    /** False once the owner may no longer speak for the shard (it then stops, and this is told to call again). */
+    private readonly mayTell: () => boolean,
   ) {
     live.add(this);
   }
 
   update(update: TicketUpdate, ticketId: string, ownerAddress?: string): void {
-    if (this.silenced) return;
+    if (this.silenced || !this.mayTell()) return;
     if (update.kind === 'assigned') this.finish();
     this.inner.update(update, ticketId, ownerAddress);
   }
 
   fail(error: MatchmakingError, ticketId: string): void {
-    if (this.silenced) return;
+    if (this.silenced || !this.mayTell()) return;
     this.finish();
     this.inner.fail(error, ticketId);
   }

@@ -4,6 +4,9 @@ import type { ClusterNode } from '../node/cluster-node.js';
 import type { SimChecks } from './sim-checks.js';
 import type { SimProcess, SimStream, SimWorld } from './world.js';
 
+/** Games last this long to twice as long: longer than any pause the schedules make, shorter than a schedule. */
+const GAME_MIN_MS = 8_000;
+
 /** How long a new game holds the seats of players who have not come (the SDK holds a reservation until its game ends or it lapses). */
 const CREATED_SEATS_HELD_MS = 30_000;
 
@@ -180,7 +183,7 @@ export class SimGameServer {
       this.checks.seat(this.serverId, game.gameId, playerId, game.seats.size, this.maxPlayersOf(game.factory));
     }
     this.world.after(this.process, 1 + Math.floor(this.world.random() * 40), () => this.answer(game));
-    this.world.after(this.process, 3_000 + Math.floor(this.world.random() * 8_000), () => this.end(game));
+    this.world.after(this.process, GAME_MIN_MS + Math.floor(this.world.random() * GAME_MIN_MS), () => this.end(game));
     this.world.after(this.process, CREATED_SEATS_HELD_MS, () => this.lapse(game, order.playerIds));
     this.capacityChanged();
   }
