@@ -433,13 +433,16 @@ export class GameCreations {
     return tickets;
   }
 
-  /** Tells a ticket where it stands: its place in line, when it waits for a slot. */
+  /**
+   * Tells a ticket where it stands: its place in line, when it waits for a slot. Always: its call
+   * (a resumed one, perhaps through a node that relays every call on one listener) has heard nothing yet.
+   */
   reportPosition(ticket: Ticket): void {
     if (ticket.state.kind !== 'placing' || !ticket.listener) return;
     const creation = this.creations.get(ticket.state.creationId);
     if (creation?.stage !== 'queued') return;
     const position = this.placement.position(creation.requestId);
-    if (position !== undefined) this.positions.tell(ticket.id, creation.requestId, position);
+    if (position !== undefined) this.positions.tell(ticket.id, creation.requestId, position, true);
   }
 
   /** The first `count` places of `factory`'s line hear where they stand. */

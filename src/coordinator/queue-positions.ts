@@ -50,15 +50,15 @@ export class QueuePositions {
     this.lines.delete(factory);
   }
 
-  /** The ticket's creation waits at `position` in its factory's line: the ticket and its client hear it. */
-  tell(ticketId: string, creationId: string, position: number): void {
+  /** The ticket's creation waits at `position` in its factory's line: the ticket and its client hear it (`always`: even unchanged, to a call that has heard nothing yet). */
+  tell(ticketId: string, creationId: string, position: number, always = false): void {
     const ticket = this.book.queued(ticketId, creationId, position);
     if (!ticket.listener) return;
     const shown = position + this.restoredAhead(ticket);
     const estimatedWaitMs = this.estimatedWaitMs(ticket.factory, shown);
     const now = this.ctx.now();
     const last = this.told.get(ticket);
-    if (last?.listener === ticket.listener && !worthTelling(last, shown, estimatedWaitMs, now)) return;
+    if (!always && last?.listener === ticket.listener && !worthTelling(last, shown, estimatedWaitMs, now)) return;
     this.told.set(ticket, { position: shown, estimatedWaitMs, at: now, listener: ticket.listener });
     this.ctx.out.update(ticket.listener, ticket.id, { kind: 'queued', factory: ticket.factory, position: shown, estimatedWaitMs });
   }

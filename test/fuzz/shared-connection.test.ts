@@ -46,7 +46,9 @@ export interface SharedConnectionReport {
 const slowest = (report: SharedConnectionReport) => Math.max(...report.links.map((l) => l.welcomeMs ?? 0)).toFixed(0);
 
 function expectConnectionKeptServing(report: SharedConnectionReport, { rotated, clientResets }: { rotated: number; clientResets: number }): void {
-  // The client reset fewer streams than the budget allows a connection at once (its cancels), so
+  // The client reset fewer streams than the budget allows a connection at once (its cancels, and
+  // calls it was still sending when answered: how many of those depends on the machine's speed,
+  // about 2 in 5 hostile calls on a loaded one, hence a plan of hundreds of calls, not thousands), so
   // its connection was never ended under it: its error answers cost nothing.
   expect(clientResets).toBeLessThan(STREAM_RESET_RESERVE);
   expect(rotated).toBe(0);
@@ -101,18 +103,18 @@ describe('one connection carrying hostile calls and game-server links together',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('driven by grpc-js: 2,000 hostile calls, with 111 link sequences, on one channel', { timeout: 180_000 }, async () => {
-    const report = await driveWithGrpcJs(sharedConnectionPlan(wire.address, { hostile: 2000, links: 111 }));
+  it('driven by grpc-js: 800 hostile calls, with 111 link sequences, on one channel', { timeout: 180_000 }, async () => {
+    const report = await driveWithGrpcJs(sharedConnectionPlan(wire.address, { hostile: 800, links: 111 }));
     console.log(`grpc-js: hostile ${JSON.stringify(report.hostile)}; slowest welcome ${slowest(report)} ms; find ${report.find.code}; rotated ${rotated}; client RST_STREAMs ${wire.count('client', FRAME.RST_STREAM)}, server GOAWAYs ${JSON.stringify(wire.goawayCodes)}; log ${JSON.stringify(lines.slice(0, 20))}`);
     expectConnectionKeptServing(report, { rotated, clientResets: wire.count('client', FRAME.RST_STREAM) });
   });
 
-  it('driven by Python grpcio: 2,000 hostile calls, with 111 link sequences, on one channel', { timeout: 180_000 }, async () => {
+  it('driven by Python grpcio: 800 hostile calls, with 111 link sequences, on one channel', { timeout: 180_000 }, async () => {
     const python = pythonWithGrpc();
     // CI installs Debian's python3-grpcio (.ci/run); elsewhere a missing grpcio fails with how to get it.
     if (python === undefined) throw new Error('no python3 with grpcio: apt-get install python3-grpcio (then /usr/bin/python3 has it)');
     const planFile = join(dir, 'plan.json');
-    writeFileSync(planFile, JSON.stringify(sharedConnectionPlan(wire.address, { hostile: 2000, links: 111 })));
+    writeFileSync(planFile, JSON.stringify(sharedConnectionPlan(wire.address, { hostile: 800, links: 111 })));
     const { spawn } = await import('node:child_process');
     const child = spawn(python, [join(import.meta.dirname, 'python', 'shared_connection.py'), planFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

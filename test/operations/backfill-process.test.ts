@@ -112,9 +112,9 @@ describe('competitive backfill end to end, a real coordinator process over gRPC'
     const backfill = server.requestBackfill('g1', { backfillId: 'bf-balance', players: remaining });
     await backfill.queued;
     const filled: BackfillFilled = await backfill.filled;
-    expect(filled.players).toEqual([{ playerId: 'n1550', team: leaverTeam }]);
+    expect(filled.players).toEqual([{ playerId: 'n1550', team: leaverTeam, token: expect.any(String) }]);
     const { assignment } = await balancing;
-    expect(assignment).toMatchObject({ gameId: 'g1', serverId: 's1', serverEndpoint: 's1.example:7777', created: false, team: leaverTeam, reservationToken: filled.token });
+    expect(assignment).toMatchObject({ gameId: 'g1', serverId: 's1', serverEndpoint: 's1.example:7777', created: false, team: leaverTeam, reservationToken: filled.players[0]!.token });
     await server.admit('g1', 'n1550', assignment.reservationToken);
 
     // The game as the server now sees it, scored 500 lower: no waiting ticket (1470) lies within its window.
@@ -159,7 +159,7 @@ describe('competitive backfill end to end, a real coordinator process over gRPC'
     const newcomer = await retryWhileUnavailable(() => find(client, 'n1550', 1550));
     expect(newcomer.assignment).toMatchObject({ gameId: 'g1', serverId: 's1', created: false, team: leaverTeam });
     const filled = await backfill.filled;
-    expect(filled.players).toEqual([{ playerId: 'n1550', team: leaverTeam }]);
+    expect(filled.players).toEqual([{ playerId: 'n1550', team: leaverTeam, token: expect.any(String) }]);
     await server.admit('g1', 'n1550', newcomer.assignment.reservationToken);
   }, 120_000);
 });

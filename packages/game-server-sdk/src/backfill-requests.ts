@@ -22,12 +22,11 @@ export interface BackfillOptions {
   readonly region?: string;
 }
 
-/** A backfill filled: the newcomers, each with its team, coming with `token`; their seats are reserved already. */
+/** A backfill filled: the newcomers, each with its team and the token of its own seat; their seats are reserved already. */
 export interface BackfillFilled {
   readonly backfillId: string;
   readonly gameId: string;
-  readonly players: readonly { readonly playerId: string; readonly team: number }[];
-  readonly token: string;
+  readonly players: readonly { readonly playerId: string; readonly team: number; readonly token: string }[];
   readonly expiresInMs: number;
 }
 
@@ -121,8 +120,7 @@ export class BackfillRequests {
       return entry.resolve({
         backfillId: status.backfillId,
         gameId: entry.gameId,
-        players: (seats?.seats ?? []).map((s, i) => ({ playerId: s.playerId, team: seats?.seatTeams[i] ?? 0 })),
-        token: seats?.reservationToken ?? '',
+        players: (seats?.seats ?? []).map((s, i) => ({ playerId: s.playerId, team: seats?.seatTeams[i] ?? 0, token: s.reservationToken })),
         expiresInMs: seats?.expiresInMs ?? 0,
       });
     }

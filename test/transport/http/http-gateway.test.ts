@@ -83,14 +83,14 @@ describe('the HTTP gateway (--http-listen): Connect, gRPC-Web and JSON through t
     );
     const exited = new Promise<number | null>((resolve) => curl.on('close', resolve));
     await firstLine;
-    expect(JSON.parse(lines[0]!)).toEqual({ ticketId: 't-1', queued: { factory: 'solo/region=eu', position: 1 } });
+    expect(JSON.parse(lines[0]!)).toEqual({ ticketId: 't-1', queued: { factory: 'solo/region=eu', position: 1, estimateUnknown: true } });
     server.setCapacity(1);
     expect(await exited).toBe(0);
     expect(lines).toHaveLength(2);
     const assigned = JSON.parse(lines[1]!) as { ticketId: string; assignment: { serverEndpoint: string; factory: string; reservationToken: string } };
     expect(assigned.ticketId).toBe('t-1');
     expect(assigned.assignment).toMatchObject({ serverEndpoint: 's1.example:7777', factory: 'solo/region=eu' });
-    expect(assigned.assignment.reservationToken).toMatch(/^[0-9a-f]+$/);
+    expect(assigned.assignment.reservationToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     server.close();
   });
 
