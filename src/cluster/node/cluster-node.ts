@@ -62,8 +62,8 @@ export class ClusterNode {
       timers: ports.timers,
       log: ports.log,
       gained: (term) => void this.takeUp(term),
-      lost: (term, reason) => this.owners.get(term.shard)?.term.token === term.token && this.owners.get(term.shard)!.stop(reason),
-      retermed: (previous, next) => this.owners.get(previous.shard)?.term.token === previous.token && this.owners.get(previous.shard)!.reterm(next),
+      lost: (term, reason) => this.ownerIn(term)?.stop(reason),
+      retermed: (previous, next) => this.ownerIn(previous)?.reterm(next),
     });
   }
 
@@ -133,6 +133,12 @@ export class ClusterNode {
 
   serverEvent(shard: number, serverId: string, event: ServerEvent): void {
     this.runningOwner(shard)?.serverEvent(serverId, event);
+  }
+
+  /** The shard's owner here, if it runs under `term` (not an earlier or later one). */
+  private ownerIn(term: Term): ShardOwner | undefined {
+    const owner = this.owners.get(term.shard);
+    return owner?.term.token === term.token ? owner : undefined;
   }
 
   private runningOwner(shard: number): ShardOwner | undefined {

@@ -55,6 +55,8 @@ export class ShardOwner {
   private readonly kept: Map<string, KeptAssignment>;
   private stopped = false;
   private currentTerm: Term;
+  /** A player's claim outlives its ticket's time to live, so one left by an owner that died expires on its own. */
+  private readonly claimTtlMs: number;
   /** The requests of the tickets found here, for the assignments kept with them (dropped once kept). */
   private readonly requests = new Map<string, FindRequest>();
   private readonly restoredRequests: ReadonlyMap<string, FindRequest>;
@@ -62,13 +64,14 @@ export class ShardOwner {
   constructor(private readonly options: ShardOwnerOptions) {
     const { term, store, config, environment } = options;
     this.currentTerm = term;
+    this.claimTtlMs = config.placement.ticketTtlMs + 60_000;
     this.kept = new Map(options.restored.kept.map((k) => [k.ticketId, k]));
     this.restoredRequests = new Map(options.restored.records.map((r) => [r.request.ticketId, r.request]));
     this.tickets = new FencedTickets({
       store,
       term,
       retake: options.retake,
-      claimTtlMs: config.placement.ticketTtlMs + 60_000,
+      claimTtlMs: this.claimTtlMs,
       holding: () => !this.stopped && options.holding(this.currentTerm) && options.plantedBug === undefined,
       pause: (ms) => new Promise((resolve) => environment.timers.set(resolve, ms)),
       failed: (error) => this.stop(`a commit failed: ${(error as Error).message}`),
@@ -125,11 +128,7 @@ export class ShardOwner {
       checkTakeOver(request, kept.request);
       return listener.update({ kind: 'assigned', assignment: kept.assignment }, request.ticketId);
     }
-    const conflict = await this.options.store.claim(
-      request.ticketId,
-      request.party.map((p) => p.playerId),
-      this.options.config.placement.ticketTtlMs + 60_000,
-    );
+    const conflict = await this.options.store.claim(request.ticketId, request.party.map((p) => p.playerId), this.claimTtlMs);
     if (this.stopped) return listener.fail(moved(this.term.shard, 'while claiming its players'), request.ticketId);
     if (conflict) {
       return listener.fail(new MatchmakingError('ALREADY_EXISTS', `party: player "${conflict.playerId}" is already finding a game in ticket "${conflict.ticketId}"`), request.ticketId);
